@@ -2055,3 +2055,70 @@ fn launches_in_folds_over_host_packs_are_nvccs() {
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// References named by types: `typedef T &reference;` and `using
+/// reference = T &;` in class templates and a class, `float &` as a
+/// template argument (`holder<float &>` holds a reference, `Ts &...`
+/// expands to references), `std::is_reference`, `remove_reference(_t)`
+/// and `decay`, `decltype(x)` of a reference, `auto &` bound to elements,
+/// and a forwarding reference deduced `U &` through `std::forward` and a
+/// hand-written `fwd<T>` (`static_cast<T &&>` with `T` = `float &`). The
+/// `.func` and `.entry` names are nvcc's (`RKf`, `Of`, `RA4_f`, `RPf`,
+/// `IRfE`, `NSt16remove_referenceIT_E4typeE`, `NSt12remove_constIT_E4typeE`),
+/// written here and compared with nvcc's PTX; the results are the
+/// expected ones, and nvcc's PTX's on the emulator.
+#[test]
+fn reference_types_are_nvccs() {
+    let dir = scratch("templates-reference-types");
+    let src = fixture("reference_types.cu");
+    let launch: (&str, &[&str]) = ("_Z4refsPKfPf", &["f32[]:rand:64:9", "f32[]:zeros:64"]);
+    let runs = common::fixture_runs(&src, &dir, launch);
+    let names: BTreeSet<String> = func_names(&runs.ptx)
+        .into_iter()
+        .chain(entries(&runs.ptx))
+        .collect();
+    let expected: BTreeSet<String> = [
+        "_Z7by_refsRKfRfOfRA4_fRPf",
+        "_Z7to_pair7pair_ofIRfRiE",
+        "_Z10to_holders6holderIRfE6ref_ofIRKiE",
+        "_Z12via_typedefsRfRKf",
+        "_Z6add_toIRfEvPNSt16remove_referenceIT_E4typeEf",
+        "_Z5applyIR7counterEvOT_f",
+        "_Z5twiceIRfEfT_",
+        "_Z3incIRfEvOT_",
+        "_Z4sinkRf",
+        "_Z4sinkOf",
+        "_Z5relayIRfEvOT_",
+        "_Z5relayIfEvOT_",
+        "_Z4bumpIRfEvPNSt16remove_referenceIT_E4typeE",
+        "_Z6bump_cIKfEvPNSt12remove_constIT_E4typeE",
+        "_Z4refsPKfPf",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(names, expected);
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (ins, outs) = (floats(&runs.ours[0]), floats(&runs.ours[1]));
+    for (t, (&x, &y)) in ins.iter().zip(&outs).enumerate() {
+        let v = [x, x + 2.0, 2.0 * x + 4.0, x + 3.0];
+        // v[t % 4] + v.at(1) + w[1] + x + b + c.n + twice(x)
+        let expected = v[t % 4] + (x + 2.0) + t as f32 + 16.0 + (x + 11.0) + (x + 4.0) + 14.0;
+        assert!(
+            (y - expected).abs() <= 1e-4 * expected.abs().max(1.0),
+            "thread {t}: {y} vs {expected}"
+        );
+    }
+    if let Some((theirs_ptx, theirs)) = runs.theirs {
+        let theirs_names: BTreeSet<String> = func_names(&theirs_ptx)
+            .into_iter()
+            .chain(entries(&theirs_ptx))
+            .collect();
+        assert_eq!(names, theirs_names, "nvcc's names");
+        assert_eq!(runs.ours, theirs, "nvcc's PTX");
+    }
+}

@@ -76,6 +76,19 @@ template <class T> struct remove_cv<volatile T> { typedef T type; };
 template <class T> struct remove_cv<const volatile T> { typedef T type; };
 template <class T> struct remove_pointer { typedef T type; };
 template <class T> struct remove_pointer<T *> { typedef T type; };
+// References: kernelc's template arguments are lvalue references at most
+// (`float &`; an rvalue reference type is no argument it takes).
+template <class T> struct is_reference { static constexpr bool value = false; };
+template <class T> struct is_reference<T &> { static constexpr bool value = true; };
+template <class T> struct is_lvalue_reference { static constexpr bool value = false; };
+template <class T> struct is_lvalue_reference<T &> { static constexpr bool value = true; };
+template <class T> struct remove_reference { typedef T type; };
+template <class T> struct remove_reference<T &> { typedef T type; };
+template <class T> struct remove_cvref { typedef typename remove_cv<T>::type type; };
+template <class T> struct remove_cvref<T &> { typedef typename remove_cv<T>::type type; };
+// `decay` of an object or reference type (arrays and functions, which
+// decay to pointers, are left as they are).
+template <class T> struct decay { typedef typename remove_cvref<T>::type type; };
 template <class T> struct add_const { typedef const T type; };
 template <class T> struct add_pointer { typedef T *type; };
 
@@ -95,10 +108,15 @@ template <class T> inline constexpr bool is_signed_v = is_signed<T>::value;
 template <class T> inline constexpr bool is_unsigned_v = is_unsigned<T>::value;
 template <class T> inline constexpr bool is_pointer_v = is_pointer<T>::value;
 template <class T> inline constexpr bool is_const_v = is_const<T>::value;
+template <class T> inline constexpr bool is_reference_v = is_reference<T>::value;
+template <class T> inline constexpr bool is_lvalue_reference_v = is_lvalue_reference<T>::value;
 
 template <class T> using remove_const_t = typename remove_const<T>::type;
 template <class T> using remove_cv_t = typename remove_cv<T>::type;
 template <class T> using remove_pointer_t = typename remove_pointer<T>::type;
+template <class T> using remove_reference_t = typename remove_reference<T>::type;
+template <class T> using remove_cvref_t = typename remove_cvref<T>::type;
+template <class T> using decay_t = typename decay<T>::type;
 template <bool B, class T = void> using enable_if_t = typename enable_if<B, T>::type;
 template <bool B, class T, class F> using conditional_t = typename conditional<B, T, F>::type;
 

@@ -508,6 +508,12 @@ fn pointee_quals(ty: &CType) -> Quals {
             pointee_volatile,
             ..
         } => quals(*pointee_const, *pointee_volatile, is_restrict(pointee)),
+        CType::Ref {
+            referent,
+            referent_const,
+            referent_volatile,
+            ..
+        } => quals(*referent_const, *referent_volatile, is_restrict(referent)),
         _ => Quals::NONE,
     }
 }
@@ -630,6 +636,12 @@ fn class_name(ty: &CType, spelling: &Spelling) -> String {
         (_, Spelling::Enum(tag)) => nested_name(tag),
         _ => String::new(),
     }
+}
+
+/// Whether `inst` is of a template in namespace `::std` (not libcu++'s
+/// `cuda::std`), whose name starts `St`.
+fn is_std_template(inst: &crate::templates::ClassInstance) -> bool {
+    inst.template.starts_with("std::")
 }
 
 /// A class template instance's mangling without substitutions: its key
@@ -890,9 +902,12 @@ impl Mangler {
                 format!("N{}E", parts[..n].concat())
             }
         };
+        // 5.1.7: `::std::` is `St`, no candidate of its own
+        // (`NSt16remove_referenceIT_E4typeE`).
+        let in_std = is_std_template(inst);
         let mut out = String::new();
         let mut start = 0;
-        for n in (1..=parts.len()).rev() {
+        for n in (1 + usize::from(in_std)..=parts.len()).rev() {
             if let Some(sub) = self.substitution(&prefix_key(n)) {
                 out.push_str(&sub);
                 start = n;
@@ -900,6 +915,10 @@ impl Mangler {
             }
         }
         for (i, part) in parts.iter().enumerate().skip(start) {
+            if i == 0 && in_std {
+                out.push_str("St");
+                continue;
+            }
             out.push_str(part);
             self.candidates.push(prefix_key(i + 1));
         }
@@ -1003,11 +1022,20 @@ impl Mangler {
             format!("{}{}", q.code(), self.ty(ty, Quals::NONE, spelling))
         } else if let CType::Pointer { pointee, .. } = ty {
             format!("P{}", self.ty(pointee, pointee_quals(ty), spelling))
+        } else if let CType::Ref {
+            referent, rvalue, ..
+        } = ty
+        {
+            let code = if *rvalue { 'O' } else { 'R' };
+            format!("{code}{}", self.ty(referent, pointee_quals(ty), spelling))
         } else if let Some(c) = ty.struct_def().and_then(|d| d.closure.clone()) {
             self.closure(&c)
         } else if let Some(inst) = ty.struct_def().and_then(|d| d.instance_of.clone()) {
             let inner = self.instance_inner(&inst);
-            if inst.template.contains("::") {
+            // A template directly in `std` is an unscoped name
+            // (`St16remove_referenceIfE`).
+            let unscoped = is_std_template(&inst) && inst.template.matches("::").count() == 1;
+            if inst.template.contains("::") && !unscoped {
                 format!("N{inner}E")
             } else {
                 inner
@@ -1131,6 +1159,12 @@ fn key(ty: &CType, q: Quals, spelling: &Spelling) -> String {
         }
         _ if !q.is_empty() => format!("{}{}", q.code(), key(ty, Quals::NONE, spelling)),
         CType::Pointer { pointee, .. } => format!("P{}", key(pointee, pointee_quals(ty), spelling)),
+        CType::Ref {
+            referent, rvalue, ..
+        } => {
+            let code = if *rvalue { 'O' } else { 'R' };
+            format!("{code}{}", key(referent, pointee_quals(ty), spelling))
+        }
         CType::Function(f) => {
             let params: String = if f.params.is_empty() {
                 "v".into()

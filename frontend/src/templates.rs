@@ -236,6 +236,8 @@ fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool
             }
             pc == ac && pv == av && match_type(pt, at, bound)
         }
+        // `is_reference<T &>` against `float &` binds `float`.
+        (ArgValue::LvalueRef(p), ArgValue::LvalueRef(a)) => match_arg(p, a, bound),
         (ArgValue::Param(i), ArgValue::Int(..)) => bind(*i, a.clone(), bound),
         (ArgValue::Int(x, _), ArgValue::Int(y, _)) => x == y,
         (ArgValue::Pack(ps), ArgValue::Pack(args)) => match_pack(ps, args, bound),
@@ -598,6 +600,37 @@ impl ArgValue {
         }
     }
 
+    /// The argument a type argument `t` is: a reference type (`float &`,
+    /// `T &` with `T` bound to one) is an [`ArgValue::LvalueRef`] of its
+    /// referent, so that a reference reads, matches and is named one way
+    /// whether it was written or deduced. `Err` with the message for an
+    /// rvalue reference type, which kernelc's instances do not take.
+    pub fn of_type(t: &ast::QualType) -> Result<ArgValue, String> {
+        let value = |ty: &CType, is_const, is_volatile| ArgValue::Type {
+            ty: crate::sema::strip_restrict(ty).0,
+            is_const,
+            is_volatile,
+            spelling: t.spelling.clone(),
+        };
+        match &t.ty {
+            CType::Ref { rvalue: true, .. } => Err(format!(
+                "rvalue reference template arguments (`{}`) are not supported by kernelc",
+                t.ty
+            )),
+            CType::Ref {
+                referent,
+                referent_const,
+                referent_volatile,
+                ..
+            } => Ok(ArgValue::LvalueRef(Box::new(value(
+                referent,
+                *referent_const,
+                *referent_volatile,
+            )))),
+            ty => Ok(value(ty, t.is_const, t.is_volatile)),
+        }
+    }
+
     /// The type an lvalue reference argument refers to, else the argument.
     pub fn referenced(&self) -> &ArgValue {
         match self {
@@ -910,7 +943,6 @@ pub fn instantiate(
 ) -> Result<ast::FunctionDecl, Vec<Diagnostic>> {
     let t = &templates.functions[index];
     let tokens = bind_in(t, args, &t.tokens).map_err(|d| vec![d])?;
-    let tokens = collapse_references(t, args, tokens);
     let types = type_bindings(t, args);
     match &t.member_of {
         Some(class) => {
@@ -934,75 +966,8 @@ pub fn substitute_header(
     let t = &templates.functions[index];
     let header = crate::parser::header_tokens(&t.tokens);
     let tokens = bind_in(t, args, &header).map_err(|d| vec![d])?;
-    let tokens = collapse_references(t, args, tokens);
     let types = type_bindings(t, args);
     crate::parser::parse_instance(templates, &t.scope, &tokens, types, opts).map(|_| ())
-}
-
-/// `tokens` (bound by [`bind_in`]) with C++'s reference collapsing: where
-/// a type parameter (or a pack's element) bound to an lvalue reference
-/// (`T` = `float &`, [`ArgValue::LvalueRef`]) is followed by `&&`, the
-/// `&&` reads `&`, since `float & &&` is `float &`. The parameter itself
-/// is bound to the referenced type ([`type_bindings`]).
-fn collapse_references(
-    t: &FunctionTemplate,
-    args: &[ArgValue],
-    mut tokens: Vec<Token>,
-) -> Vec<Token> {
-    let mut refs: Vec<String> = Vec::new();
-    for (p, a) in t.params.iter().zip(args) {
-        match a {
-            ArgValue::LvalueRef(_) => refs.push(p.name.clone()),
-            ArgValue::Pack(elems) => refs.extend(
-                elems
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| matches!(e, ArgValue::LvalueRef(_)))
-                    .map(|(k, _)| crate::packs::element_name(&p.name, k)),
-            ),
-            _ => {}
-        }
-    }
-    if refs.is_empty() {
-        return tokens;
-    }
-    let is_ref = |t: &Token| t.kind == TokenKind::Ident && refs.iter().any(|r| *r == *t.text);
-    for i in 1..tokens.len() {
-        if is_ref(&tokens[i - 1]) && tokens[i].kind == TokenKind::Punct(Punct::AndAnd) {
-            tokens[i].kind = TokenKind::Punct(Punct::Amp);
-            tokens[i].text = "&".into();
-        }
-    }
-    declare_references(tokens, &is_ref)
-}
-
-/// `tokens` where a type parameter bound to an lvalue reference (`is_ref`)
-/// declares a name (`T y = x;`, a parameter `T v`, a return type `T f(`)
-/// read as `T &`: with `T` = `float &` the declared name is a reference,
-/// not a copy. `X::T y` names another `T`, and `const T y` is left alone
-/// (C++ drops that `const`, which `const T &` would keep).
-fn declare_references(tokens: Vec<Token>, is_ref: &dyn Fn(&Token) -> bool) -> Vec<Token> {
-    let mut out = Vec::with_capacity(tokens.len());
-    for (i, t) in tokens.iter().enumerate() {
-        out.push(t.clone());
-        let declares = is_ref(t)
-            && tokens
-                .get(i + 1)
-                .is_some_and(|n| n.kind == TokenKind::Ident)
-            && !(i > 0
-                && matches!(
-                    tokens[i - 1].kind,
-                    TokenKind::Punct(Punct::ColonColon | Punct::Dot | Punct::Arrow)
-                        | TokenKind::Keyword(Keyword::Const)
-                ));
-        if declares {
-            let mut amp = t.clone();
-            amp.kind = TokenKind::Punct(Punct::Amp);
-            amp.text = "&".into();
-            out.push(amp);
-        }
-    }
-    out
 }
 
 /// `tokens` (of template `t`, or written where its parameters are in
@@ -1048,30 +1013,39 @@ pub fn type_bindings(
     for (p, a) in t.params.iter().zip(args) {
         if let (ParamKind::Type, ArgValue::Pack(elems)) = (&p.kind, a) {
             for (k, e) in elems.iter().enumerate() {
-                if let ArgValue::Type {
-                    ty,
-                    is_const,
-                    spelling,
-                    ..
-                } = e.referenced()
-                {
-                    let binding = (ty.clone(), *is_const, spelling.clone());
+                if let Some(binding) = type_binding(e) {
                     types.push((crate::packs::element_name(&p.name, k), binding));
                 }
             }
         }
-        if let (
-            ParamKind::Type,
-            ArgValue::Type {
-                ty,
-                is_const,
-                spelling,
-                ..
-            },
-        ) = (&p.kind, a.referenced())
-        {
-            types.push((p.name.clone(), (ty.clone(), *is_const, spelling.clone())));
+        if let (ParamKind::Type, Some(binding)) = (&p.kind, type_binding(a)) {
+            types.push((p.name.clone(), binding));
         }
     }
     types
+}
+
+/// The typedef a type parameter bound to `a` is: the type, or for an
+/// lvalue reference argument the reference type (`CType::Ref`), which a
+/// declaration of that type reads as a reference (`parser::references`).
+fn type_binding(a: &ArgValue) -> Option<(CType, bool, Spelling)> {
+    let ArgValue::Type {
+        ty,
+        is_const,
+        is_volatile,
+        spelling,
+    } = a.referenced()
+    else {
+        return None;
+    };
+    if !matches!(a, ArgValue::LvalueRef(_)) {
+        return Some((ty.clone(), *is_const, spelling.clone()));
+    }
+    let reference = CType::Ref {
+        referent: Box::new(ty.clone()),
+        referent_const: *is_const,
+        referent_volatile: *is_volatile,
+        rvalue: false,
+    };
+    Some((reference, false, spelling.clone()))
 }

@@ -646,6 +646,22 @@ pub enum CType {
     /// `i64`, never a memory address). A function designator decays to
     /// such a pointer as soon as it is used.
     Function(Arc<FnType>),
+    /// A reference type, `T &` or `T &&`, where a type names one: a
+    /// typedef's or an alias's target (`typedef T &reference;`), a type
+    /// template argument (`holder<float &>`, the `T` bound to it). A
+    /// declaration of such a type is read as one written with `&`
+    /// (`parser::decl::declared_reference`): the parameter, local, member
+    /// or return is a reference by its flags, as elsewhere, and its type
+    /// is the referent. A reference is never an object: no value, array
+    /// element or pointee has this type.
+    Ref {
+        referent: Box<CType>,
+        /// The referred-to object is `const` (`const T &`).
+        referent_const: bool,
+        referent_volatile: bool,
+        /// `&&`: an rvalue reference.
+        rvalue: bool,
+    },
 }
 
 /// The type of a function that a function pointer points to: its result
@@ -813,6 +829,8 @@ impl CType {
     pub fn size(&self) -> Option<u64> {
         match self {
             CType::Void | CType::Function(_) => None,
+            // `sizeof(T &)` is `sizeof(T)`.
+            CType::Ref { referent, .. } => referent.size(),
             CType::Bool => Some(1),
             CType::Int { bits, .. } | CType::Float { bits } => Some(u64::from(*bits) / 8),
             CType::Pointer { .. } => Some(8),
@@ -826,7 +844,7 @@ impl CType {
     /// Alignment in bytes (natural alignment; arrays align like elements).
     pub fn align(&self) -> u64 {
         match self {
-            CType::Array { elem, .. } => elem.align(),
+            CType::Array { elem, .. } | CType::Ref { referent: elem, .. } => elem.align(),
             CType::Struct(s) => s.resolved().align,
             other => other.size().unwrap_or(1).max(1),
         }
@@ -971,6 +989,21 @@ impl fmt::Display for CType {
             }
             CType::Float { bits: 32 } => f.write_str("float"),
             CType::Float { .. } => f.write_str("double"),
+            CType::Ref {
+                referent,
+                referent_const,
+                referent_volatile,
+                rvalue,
+            } => {
+                let quals = match (referent_const, referent_volatile) {
+                    (true, true) => "const volatile ",
+                    (true, false) => "const ",
+                    (false, true) => "volatile ",
+                    (false, false) => "",
+                };
+                let amp = if *rvalue { "&&" } else { "&" };
+                write!(f, "{quals}{referent} {amp}")
+            }
             CType::Pointer {
                 pointee,
                 pointee_const,

@@ -439,6 +439,75 @@ fn reference_misuse_is_located() {
     );
 }
 
+/// A reference named by a type (`CType::Ref`) where C++ or kernelc has
+/// no reference: each a located error with its code, none a panic.
+#[test]
+fn reference_types_misuse_is_located() {
+    let at = |src: &str, code: &str, message: &str, place: &str| {
+        let r = errors(src);
+        assert!(r.contains(&format!("error[{code}]")), "no {code} in:\n{r}");
+        assert!(r.contains(message), "missing `{message}` in:\n{r}");
+        assert!(
+            r.contains(&format!("test.cu:{place}")),
+            "not at {place}:\n{r}"
+        );
+    };
+    at(
+        "typedef float &ref;\n__global__ void k(float *o) { ref *p = 0; }",
+        "E0003",
+        "a pointer to or an array of a reference (`float & *`)",
+        "2:31",
+    );
+    at(
+        "typedef float &ref;\ntypedef ref *ptr;\n__global__ void k() { ptr p = 0; }",
+        "E0003",
+        "is a pointer to a reference",
+        "2:1",
+    );
+    at(
+        "typedef float &ref[4];\n__global__ void k(float *o) { ref r = {o[0]}; }",
+        "E0003",
+        "arrays of references are not valid C++",
+        "1:19",
+    );
+    at(
+        "using rref = float &&;\nstruct S { rref r; };\n__global__ void k() { S *s = 0; }",
+        "E0002",
+        "rvalue reference members are not supported by kernelc",
+        "2:12",
+    );
+    at(
+        "template <class T> struct H { T v; };\n__global__ void k() { H<float &&> h; }",
+        "E0002",
+        "rvalue reference template arguments (`float &&`) are not supported by kernelc",
+        "2:25",
+    );
+    at(
+        "using ref = float &;\n__global__ void k(float *o) { float x = (ref)o[0]; o[1] = x; }",
+        "E0002",
+        "casts to reference types are not supported by kernelc",
+        "2:42",
+    );
+    at(
+        "using ref = float &;\n__global__ void k(float *o) { o[0] = ref(o[1]); }",
+        "E0002",
+        "a functional cast to the reference type `float &` is not supported by kernelc",
+        "2:38",
+    );
+    at(
+        "typedef float &ref;\n__global__ void k(ref x) { x = 1; }",
+        "E0002",
+        "reference parameters of kernels are not supported by kernelc",
+        "2:19",
+    );
+    at(
+        "struct S { int v; __device__ int get() & { return v; } };\n__global__ void k(int *o) { S s{1}; o[0] = s.get(); }",
+        "E0002",
+        "ref-qualified member functions are not supported by kernelc",
+        "1:40",
+    );
+}
+
 #[test]
 fn range_for_over_arrays() {
     let out = run(

@@ -182,7 +182,7 @@ pub(crate) fn value_type(ty: &CType) -> Type {
         CType::Struct(_) => Type::Ptr(AddrSpace::Generic),
         // `void`, array and function values never reach a register; callers
         // check first.
-        CType::Void | CType::Array { .. } | CType::Function(_) => Type::I32,
+        CType::Void | CType::Array { .. } | CType::Function(_) | CType::Ref { .. } => Type::I32,
     }
 }
 

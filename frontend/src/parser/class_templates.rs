@@ -718,7 +718,7 @@ impl Parser<'_> {
         let end = tokens.len() - usize::from(is_punct(tokens.last(), Punct::Semi));
         let mut sub = self.template_parser(&tokens[3..end], type_bindings(&t, values));
         sub.names = self.names.at_namespace_scope(&t.scope);
-        let ty = sub.type_name();
+        let ty = sub.reference_type_name();
         let complete = sub.at_eof();
         let shown = instance_name(&t.name, values);
         for d in sub.diags.drain(..) {
@@ -773,12 +773,10 @@ impl Parser<'_> {
     /// One template argument's value, as parameter `p` takes it.
     fn arg_value(&mut self, a: &TemplateArg, p: &TemplateParam) -> PResult<ArgValue> {
         match (a, &p.kind) {
-            (TemplateArg::Type(t), ParamKind::Type) => Ok(ArgValue::Type {
-                ty: crate::sema::strip_restrict(&t.ty).0,
-                is_const: t.is_const,
-                is_volatile: t.is_volatile,
-                spelling: t.spelling.clone(),
-            }),
+            (TemplateArg::Type(t), ParamKind::Type) => match ArgValue::of_type(t) {
+                Ok(v) => Ok(v),
+                Err(why) => self.error(t.span, Code::E0002, why),
+            },
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) => match self.parse_time_value(e) {
                 Some(v) => Ok(ArgValue::Int(crate::templates::wrap_to(v, ty), ty.clone())),
                 None if self.in_pattern => Ok(self.pattern_value(e, ty)),
@@ -833,12 +831,16 @@ impl Parser<'_> {
                 let Some((ty, is_const, spelling)) = self.decltype_of(e) else {
                     unreachable!("the guard found the type");
                 };
-                Ok(ArgValue::Type {
-                    ty: crate::sema::strip_restrict(&ty).0,
+                // `decltype(x)` of a reference `x` is its reference type.
+                let written = crate::ast::QualType {
                     is_const,
-                    is_volatile: false,
                     spelling,
-                })
+                    ..crate::ast::QualType::plain(ty, e.span)
+                };
+                match ArgValue::of_type(&written) {
+                    Ok(v) => Ok(v),
+                    Err(why) => self.error(e.span, Code::E0002, why),
+                }
             }
             (TemplateArg::Decltype(e), _) => self.error(
                 e.span,
@@ -867,6 +869,11 @@ impl Parser<'_> {
                 ..
             } if template_args.is_empty() => {
                 let (ty, _, _) = self.decltype_of(base)?;
+                // A member of a reference is the referent's member.
+                let ty = match ty {
+                    CType::Ref { referent, .. } => *referent,
+                    ty => ty,
+                };
                 let def = match (arrow, ty) {
                     (false, CType::Struct(def)) => def,
                     (true, CType::Pointer { pointee, .. }) => match *pointee {

@@ -1247,12 +1247,19 @@ impl Parser<'_> {
     /// A function's return type `ret`, followed here by `&` or `&&` when
     /// it returns a reference: then a pointer to it, and which reference.
     pub(super) fn returned_reference(&mut self, ret: QualType) -> PResult<(QualType, Returns)> {
-        let returns = if self.eat_punct(Punct::AndAnd) {
-            Returns::RRef
-        } else if self.eat_punct(Punct::Amp) {
-            Returns::LRef
+        let written = if self.is_punct(Punct::AndAnd) || self.is_punct(Punct::Amp) {
+            let rvalue = self.is_punct(Punct::AndAnd);
+            let at = self.bump().span;
+            Some(super::references::DeclaredRef { at, rvalue })
         } else {
-            return Ok((ret, Returns::Value));
+            None
+        };
+        // `reference operator[](int)`: a reference through its type.
+        let (ret, declared) = self.declared_reference(ret, written)?;
+        let returns = match declared {
+            None => return Ok((ret, Returns::Value)),
+            Some(d) if d.rvalue => Returns::RRef,
+            Some(_) => Returns::LRef,
         };
         let pointer = QualType {
             ty: CType::Pointer {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::fn_pointers::Naming;
+use super::references::{has_inner_reference, DeclaredRef};
 use super::{PResult, Parser};
 use crate::ast::{
     DeducedRet, EnumDecl, Expr, FnSpecs, FunctionDecl, Init, Item, ParamDecl, QualType, Spelling,
@@ -871,12 +872,16 @@ impl Parser<'_> {
                 }
                 continue;
             }
-            if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-                let sp = self.span();
+            // `typedef T &reference;`: a reference type (`parser::references`).
+            let ty = self.reference_type(ty);
+            if has_inner_reference(&ty.ty) {
                 return self.error(
-                    sp,
-                    Code::E0002,
-                    "reference typedefs are not supported by kernelc",
+                    ty.span,
+                    Code::E0003,
+                    format!(
+                        "`{}` is a pointer to a reference, which C++ does not allow",
+                        ty.ty
+                    ),
                 );
             }
             if self.peek().kind != TokenKind::Ident || self.at_eof() {
@@ -897,6 +902,10 @@ impl Parser<'_> {
                 );
             }
             let mut ty = ty;
+            if let (CType::Ref { .. }, true) = (&ty.ty, self.is_punct(Punct::LBracket)) {
+                let sp = self.span();
+                return self.error(sp, Code::E0003, "arrays of references are not valid C++");
+            }
             if self.is_punct(Punct::LBracket) {
                 // `typedef float Row[4];`
                 let dims = self.dims()?;
@@ -1006,12 +1015,17 @@ impl Parser<'_> {
             }
             // `T &&r = f();`, `auto &&x = e;`: an rvalue (or forwarding)
             // reference local.
-            let rvalue = local && self.is_punct(Punct::AndAnd);
-            let by_ref = if rvalue {
-                Some(self.bump().span)
+            let written = if local && self.is_punct(Punct::AndAnd) {
+                let at = self.bump().span;
+                Some(DeclaredRef { at, rvalue: true })
             } else {
-                self.reference()?
+                let at = self.reference()?;
+                at.map(|at| DeclaredRef { at, rvalue: false })
             };
+            // `reference r = v[0];`: a reference through its type.
+            let (ty, declared) = self.declared_reference(ty, written)?;
+            let by_ref = declared.map(|d| d.at);
+            let rvalue = local && declared.is_some_and(|d| d.rvalue);
             if let (Some(r), false) = (by_ref, local) {
                 return self.error(
                     r,
@@ -1027,9 +1041,8 @@ impl Parser<'_> {
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
             let (ty, dims) = spelled_out(ty, self.dims()?, by_ref);
-            if local && auto.is_none() && by_ref.is_none() && dims.is_empty() {
-                let declared = (ty.ty.clone(), ty.is_const, ty.spelling.clone());
-                self.names.type_last_local(declared);
+            if local && auto.is_none() && dims.is_empty() {
+                self.names.type_last_local(declared_type(&ty, declared));
             }
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
@@ -1358,7 +1371,8 @@ impl Parser<'_> {
     }
 
     /// A function's parameters are its first locals, each with its type
-    /// where `decltype` may read it (a by-value, non-array parameter).
+    /// where `decltype` may read it (a non-array parameter; a reference's
+    /// is the reference type).
     pub(super) fn start_function_locals(&mut self, params: &[ParamDecl]) {
         self.names.start_function(std::iter::empty());
         for p in params {
@@ -1366,9 +1380,12 @@ impl Parser<'_> {
                 continue;
             };
             self.names.declare_local(name);
-            if p.by_ref.is_none() && p.dims.is_empty() {
-                let declared = (p.ty.ty.clone(), p.ty.is_const, p.ty.spelling.clone());
-                self.names.type_last_local(declared);
+            if p.dims.is_empty() {
+                let by_ref = p.by_ref.map(|at| DeclaredRef {
+                    at,
+                    rvalue: p.rvalue,
+                });
+                self.names.type_last_local(declared_type(&p.ty, by_ref));
             }
         }
     }
@@ -1450,7 +1467,7 @@ impl Parser<'_> {
             };
             let mut ty = self.pointers(base);
             // `&&` (an rvalue or forwarding reference) only on parameters.
-            let rvalue = self.is_punct(Punct::AndAnd) && !self.at_fn_pointer();
+            let mut rvalue = self.is_punct(Punct::AndAnd) && !self.at_fn_pointer();
             let (ty, by_ref, name, dims) =
                 if self.is_punct(Punct::LParen) && self.is_punct_at(1, Punct::Amp) {
                     let (by_ref, name) = self.array_reference(&mut ty)?;
@@ -1459,16 +1476,20 @@ impl Parser<'_> {
                     let d = self.fn_pointer_declarator(ty, Naming::Optional)?;
                     (d.ty, None, d.name.map(|t| t.text.into()), d.dims)
                 } else {
-                    let by_ref = match rvalue {
+                    let written = match rvalue {
                         true => Some(self.bump().span),
                         false => self.reference()?,
                     };
+                    let written = written.map(|at| DeclaredRef { at, rvalue });
+                    // `const_reference x`: a reference through its type.
+                    let (ty, declared) = self.declared_reference(ty, written)?;
+                    rvalue = declared.is_some_and(|d| d.rvalue);
                     let name = if self.peek().kind == TokenKind::Ident && !self.at_eof() {
                         Some(self.bump().text.into())
                     } else {
                         None
                     };
-                    (ty, by_ref, name, self.dims()?)
+                    (ty, declared.map(|d| d.at), name, self.dims()?)
                 };
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
@@ -1536,6 +1557,18 @@ impl Parser<'_> {
         let array = self.fixed_array(ty.ty.clone(), &dims, amp, of)?;
         ty.ty = array;
         Ok((amp, name))
+    }
+}
+
+/// The type `decltype` names for a variable declared `ty` (after its
+/// `&`, which `by_ref` says): a reference's is the reference type.
+fn declared_type(ty: &QualType, by_ref: Option<DeclaredRef>) -> crate::parser::typedefs::Typedef {
+    match by_ref {
+        None => (ty.ty.clone(), ty.is_const, ty.spelling.clone()),
+        Some(r) => {
+            let reference = super::references::refer_to(ty.clone(), r.rvalue, r.at);
+            (reference.ty, false, reference.spelling)
+        }
     }
 }
 

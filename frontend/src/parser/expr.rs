@@ -278,10 +278,10 @@ impl Parser<'_> {
     fn cast_inner(&mut self) -> PResult<Expr> {
         let open = self.bump().span;
         let ty = self.type_name()?;
-        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-            let sp = self.span();
+        let ty = self.reference_type(ty);
+        if let CType::Ref { .. } = ty.ty {
             return self.error(
-                sp,
+                ty.span,
                 Code::E0002,
                 "casts to reference types are not supported by kernelc",
             );
@@ -856,6 +856,16 @@ impl Parser<'_> {
     /// the current one (`start` is where the name began): the cast to
     /// `ty`, or `ty`'s zero.
     pub(super) fn cast_to(&mut self, ty: QualType, start: Span) -> PResult<Expr> {
+        if let CType::Ref { .. } = ty.ty {
+            return self.error(
+                start,
+                Code::E0002,
+                format!(
+                    "a functional cast to the reference type `{}` is not supported by kernelc",
+                    ty.ty
+                ),
+            );
+        }
         self.bump(); // the type name's last token
         self.bump(); // `(`
         if self.eat_punct(Punct::RParen) {
@@ -885,19 +895,17 @@ impl Parser<'_> {
     fn named_cast(&mut self, kind: NamedCastKind) -> PResult<Expr> {
         let start = self.bump().span;
         self.expect_punct(Punct::Lt, &format!("after `{}`", kind.as_str()))?;
+        // `static_cast<T &>(x)`, or `static_cast<T>(x)` with `T` bound to
+        // a reference type.
         let ty = self.type_name()?;
-        if kind == NamedCastKind::Static
-            && (self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd))
-        {
-            return self.reference_cast(start, ty);
+        let ty = self.reference_type(ty);
+        if let (NamedCastKind::Static, CType::Ref { rvalue, .. }) = (kind, &ty.ty) {
+            let rvalue = *rvalue;
+            let (referent, _) = super::references::referent_of(ty);
+            return self.reference_cast(start, referent, rvalue);
         }
-        if kind == NamedCastKind::Static
-            && (self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd))
-        {
-            return self.reference_cast(start, ty);
-        }
-        if self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
-            let sp = self.span();
+        if let CType::Ref { .. } = ty.ty {
+            let sp = ty.span;
             return self.error(
                 sp,
                 Code::E0002,
@@ -932,8 +940,12 @@ impl Parser<'_> {
     /// `T &`, `crate::templates`): a call of sema's built-in
     /// [`crate::ast::REFERENCE_CASTS`] `rvalue_cast<T>(e)` or `lvalue_cast<T>(e)`,
     /// which designate `e` itself as an xvalue or an lvalue.
-    fn reference_cast(&mut self, start: Span, ty: crate::ast::QualType) -> PResult<Expr> {
-        let rvalue = self.bump().kind == TokenKind::Punct(Punct::AndAnd);
+    fn reference_cast(
+        &mut self,
+        start: Span,
+        ty: crate::ast::QualType,
+        rvalue: bool,
+    ) -> PResult<Expr> {
         self.expect_punct(Punct::Gt, "to close the type of `static_cast`")?;
         let at = self.expect_punct(Punct::LParen, "after `static_cast<...>`")?;
         let e = self.expr()?;

@@ -23,6 +23,7 @@ mod host_frames;
 mod lambdas;
 mod names;
 mod namespaces;
+mod references;
 mod scoped_enums;
 mod stmt;
 mod structs;

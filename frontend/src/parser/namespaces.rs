@@ -406,7 +406,8 @@ impl Parser<'_> {
     fn alias_declaration(&mut self) -> PResult<()> {
         let name = self.bump();
         self.bump(); // `=`
-        let mut ty = self.type_name()?;
+                     // `using reference = T &;`: a reference type (`parser::references`).
+        let mut ty = self.reference_type_name()?;
         if self.is_punct(Punct::LParen) {
             let sp = self.span();
             return self.error(

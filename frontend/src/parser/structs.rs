@@ -465,10 +465,23 @@ impl Parser<'_> {
             };
             return Ok((d.ty, name, d.dims));
         }
-        if self.is_punct(Punct::Amp) {
+        // `reference r;` with `typedef T &reference;` (or `T r;` with `T`
+        // bound to `float &`) is a reference member as `T &r;` is.
+        let (ty, by_type) = self.declared_reference(ty, None)?;
+        if let Some(r) = by_type.filter(|r| r.rvalue) {
+            return self.error(
+                r.at,
+                Code::E0002,
+                "rvalue reference members are not supported by kernelc",
+            );
+        }
+        if by_type.is_some() || self.is_punct(Punct::Amp) {
             // A reference member holds the object's address; the class
             // marks it (`Field::reference`) once laid out.
-            self.bump();
+            // A written `&` or `&&` after a reference type collapses.
+            if by_type.is_none() || self.is_punct(Punct::Amp) || self.is_punct(Punct::AndAnd) {
+                self.bump();
+            }
             let (inner, name, dims) = self.member_declarator(ty)?;
             if !dims.is_empty() {
                 return self.error(

@@ -740,10 +740,11 @@ impl Parser<'_> {
             return Ok(arg);
         }
         if let Some(ty) = self.template_type_arg() {
-            return Ok(TemplateArg::Type(ty));
+            return Ok(TemplateArg::Type(self.argument_reference(ty)));
         }
         if self.starts_type(0) && self.class_template_at(0).is_none() {
-            return self.type_name().map(TemplateArg::Type);
+            let ty = self.type_name()?;
+            return Ok(TemplateArg::Type(self.argument_reference(ty)));
         }
         let outer = std::mem::replace(&mut self.in_template_args, in_list);
         let e = self.cond_value();
@@ -796,6 +797,23 @@ impl Parser<'_> {
             return None;
         }
         ty
+    }
+
+    /// A type argument `ty` and the `&` or `&&` that end it
+    /// (`holder<float &>`, `tuple<Ts &...>`): a reference type. An `&&`
+    /// that does not end the argument is left to the caller.
+    fn argument_reference(&mut self, ty: crate::ast::QualType) -> crate::ast::QualType {
+        let mut n = 0;
+        while self.is_punct_at(n, Punct::Amp) || self.is_punct_at(n, Punct::AndAnd) {
+            n += 1;
+        }
+        let ends = [Punct::Comma, Punct::Gt, Punct::Shr, Punct::Ellipsis]
+            .iter()
+            .any(|&p| self.is_punct_at(n, p));
+        if n == 0 || !ends {
+            return ty;
+        }
+        self.reference_type(ty)
     }
 
     /// Consumes the `>` closing a template argument list; half of a `>>`

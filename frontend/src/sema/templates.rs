@@ -659,12 +659,13 @@ impl Checker {
         p: &templates::TemplateParam,
     ) -> Option<ArgValue> {
         match (a, &p.kind) {
-            (TemplateArg::Type(t), ParamKind::Type) => Some(ArgValue::Type {
-                ty: super::convert::strip_restrict(&t.ty).0,
-                is_const: t.is_const,
-                is_volatile: t.is_volatile,
-                spelling: t.spelling.clone(),
-            }),
+            (TemplateArg::Type(t), ParamKind::Type) => match ArgValue::of_type(t) {
+                Ok(v) => Some(v),
+                Err(why) => {
+                    self.error(t.span, Code::E0002, why);
+                    None
+                }
+            },
             (TemplateArg::Value(e), ParamKind::Value(ty, _)) if ty.is_fn_pointer() => {
                 self.function_template_arg(e, ty, &p.name)
             }
