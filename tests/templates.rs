@@ -2055,3 +2055,56 @@ fn launches_in_folds_over_host_packs_are_nvccs() {
         assert_eq!(entries(&theirs), expected, "nvcc's instances");
     }
 }
+
+/// Launches `kernel` of the fixture `file` on `in` (64 ints, 0 to 63)
+/// and `out` (`per` ints a thread), over 2 blocks of 32 threads: kernelc's
+/// PTX on the emulator, which the interpreter's run and nvcc's PTX equal
+/// ([`common::fixture_runs`]), each thread's ints are `expected(i)`; the
+/// `.entry` set is nvcc's. kernelc's PTX text.
+fn per_thread_runs(
+    file: &str,
+    kernel: &str,
+    per: usize,
+    expected: impl Fn(i32) -> Vec<i32>,
+) -> String {
+    let dir = scratch(&format!("templates-{}", file.trim_end_matches(".cu")));
+    let out = format!("i32[]:zeros:{}", 64 * per);
+    let runs = common::fixture_runs(&fixture(file), &dir, (kernel, &["i32[]:iota:64", &out]));
+    let got = common::words_i32(&runs.ours[1]);
+    let want: Vec<i32> = (0..64).flat_map(&expected).collect();
+    assert_eq!(got, want, "{file}: {kernel}");
+    if let Some((text, theirs)) = runs.theirs {
+        assert_eq!(
+            entries(&runs.ptx),
+            entries(&text),
+            "{file}: the .entry names differ"
+        );
+        assert_eq!(
+            runs.ours, theirs,
+            "{file}: {kernel}: kernelc's PTX and nvcc's disagree"
+        );
+    }
+    runs.ptx
+}
+
+/// Partial specializations over parameter packs (`tl<H, Ts...>`, ended
+/// by the full specialization `tl<>`; `isum<N, Ns...>`; `twice_int<int,
+/// int, Ts...>`, a pack's first elements fixed): the instances kernelc
+/// picks compute nvcc's values, and kernels over such lists are named as
+/// nvcc names them. This was E0002.
+#[test]
+fn partial_specializations_over_packs_are_nvccs() {
+    let file = "pack_partial_specs.cu";
+    // `isum<1, 2, 3, 4>` + `twice_int`s: 10 + 101 + 0 + 100.
+    let ptx = per_thread_runs(file, "_Z5sizesI2tlIJcsdEEEvPKiPi", 3, |i| {
+        vec![3 * i + 11, (i as i8) as i32 + 1, 211]
+    });
+    let want: BTreeSet<String> = ["_Z5sizesI2tlIJcsdEEEvPKiPi", "_Z5sizesI2tlIJfEEEvPKiPi"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(entries(&ptx), want);
+    per_thread_runs(file, "_Z5sizesI2tlIJfEEEvPKiPi", 3, |i| {
+        vec![i + 4, i + 4, 211]
+    });
+}

@@ -243,10 +243,11 @@ fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool
     }
 }
 
-/// In a pattern, the expansion of value pack parameter `i` (`Rest...` of
-/// `List<First, Rest...>`), as an element of the class's pack: a pack of
-/// the one placeholder, which no element otherwise is (a pack's elements
-/// are no packs).
+/// In a pattern, the expansion of pack parameter `i` (a value pack's
+/// `Rest...` of `List<First, Rest...>`, a type pack's `Ts...` of
+/// `tl<H, Ts...>`), as an element of the class's pack: a pack of the one
+/// placeholder, which no element otherwise is (a pack's elements are no
+/// packs).
 pub fn expansion(i: usize) -> ArgValue {
     ArgValue::Pack(vec![ArgValue::Param(i)])
 }

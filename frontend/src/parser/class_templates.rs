@@ -236,14 +236,10 @@ impl Parser<'_> {
             let msg = format!("`{}` is not a class template", name.text);
             return self.error(name.span, Code::E0001, msg);
         };
-        if let Some(p) = params.iter().find(|p| p.pack) {
-            return self.error(
-                p.span,
-                Code::E0002,
-                "partial specializations with parameter packs are not supported by kernelc yet",
-            );
-        }
         let mut sub = self.pattern_parser(&tokens[name_at + 1..], &params);
+        // Its packs are expanded last in a pack's arguments (`tl<H,
+        // Ts...>`), which matching binds to the arguments left.
+        sub.pack_expansions = true;
         let args = sub.template_args();
         let after = name_at + 1 + sub.pos;
         let pattern = args.and_then(|args| sub.class_arg_values(index, &args, name.span));
@@ -773,6 +769,12 @@ impl Parser<'_> {
     /// One template argument's value, as parameter `p` takes it.
     fn arg_value(&mut self, a: &TemplateArg, p: &TemplateParam) -> PResult<ArgValue> {
         match (a, &p.kind) {
+            // A pattern's `Ts...`.
+            (TemplateArg::Type(t), ParamKind::Type)
+                if self.in_pattern && expanded_type_param(&t.ty).is_some() =>
+            {
+                Ok(crate::templates::expansion(expanded_type_param(&t.ty).unwrap_or_default()))
+            }
             (TemplateArg::Type(t), ParamKind::Type) => Ok(ArgValue::Type {
                 ty: crate::sema::strip_restrict(&t.ty).0,
                 is_const: t.is_const,
@@ -1249,6 +1251,13 @@ impl Parser<'_> {
                 .as_ref()
                 .is_some_and(|i| i.args.iter().any(is_dependent_arg))
     }
+}
+
+/// The type pack parameter a pattern's placeholder expands, when it is
+/// the placeholder of `Ts...` (`Parser::pack_expansion`).
+fn expanded_type_param(ty: &CType) -> Option<usize> {
+    let i = crate::types::template_param_index(ty)?;
+    ty.struct_def()?.name.ends_with("...").then_some(i)
 }
 
 /// Whether an argument involves a function template's parameter

@@ -699,29 +699,42 @@ impl Parser<'_> {
         }
     }
 
-    /// `arg`, or where a host template's pattern expands a value pack
-    /// (`Rest...`, `pack_expansions`), its expansion: the name spelled
-    /// `Rest...`, which `pattern_value` reads as
-    /// [`crate::templates::expansion`].
+    /// `arg`, or where a pattern may expand a pack (`pack_expansions`: a
+    /// host template's, a partial specialization's), its expansion: a
+    /// value pack's name spelled `Rest...`, which `pattern_value` reads as
+    /// [`crate::templates::expansion`], or a type pack's placeholder
+    /// named `Ts...` (`class_templates.rs`, `expanded_type_param`).
     fn pack_expansion(&mut self, arg: TemplateArg) -> TemplateArg {
         if !self.pack_expansions || !self.is_punct(Punct::Ellipsis) {
             return arg;
         }
-        let pack = match &arg {
-            TemplateArg::Value(crate::ast::Expr {
-                kind: crate::ast::ExprKind::Ident(name),
-                span,
-            }) if self.pattern_values.contains(name) => Some((name.clone(), *span)),
+        let value_pack = match &arg {
+            TemplateArg::Value(e) => match &e.kind {
+                ExprKind::Ident(name) if self.pattern_values.contains(name) => {
+                    Some((format!("{name}..."), e.span))
+                }
+                _ => None,
+            },
             _ => None,
         };
-        let Some((name, span)) = pack else {
+        if let Some((name, span)) = value_pack {
+            self.pos += 1;
+            let kind = ExprKind::Ident(name);
+            return TemplateArg::Value(Expr { kind, span });
+        }
+        // Only a pack may be expanded, so a placeholder before `...` is a
+        // type pack's.
+        let TemplateArg::Type(mut qt) = arg else {
             return arg;
         };
-        self.pos += 1;
-        TemplateArg::Value(crate::ast::Expr {
-            kind: crate::ast::ExprKind::Ident(format!("{name}...")),
-            span,
-        })
+        if let Some(i) = crate::types::template_param_index(&qt.ty) {
+            if !qt.is_const && !qt.is_volatile {
+                self.pos += 1;
+                let name = qt.ty.struct_def().map_or(String::new(), |d| d.name.clone());
+                qt.ty = crate::types::template_param(i, &format!("{name}..."));
+            }
+        }
+        TemplateArg::Type(qt)
     }
 
     /// One template argument: a type, or a constant expression (in an
