@@ -2108,3 +2108,20 @@ fn partial_specializations_over_packs_are_nvccs() {
         vec![i + 4, i + 4, 211]
     });
 }
+
+/// Names through member types of instances, in expressions and types:
+/// `conditional<B, A, C>::type::value`, `typename conditional<...>::type::
+/// nested`, a static member function down the chain
+/// (`Pick<-1>::type::scale(v)`), and a member type of a member type
+/// (`Box<T>::inner::type::value`, its template argument a conditional
+/// expression). They were E0003; the values and names are nvcc's.
+#[test]
+fn names_through_member_types_of_instances_are_nvccs() {
+    let file = "nested_member_types.cu";
+    per_thread_runs(file, "_Z6chainsIfEvPKiPi", 4, |i| {
+        vec![12, 4 + i, 5 * i + 1, 4]
+    });
+    per_thread_runs(file, "_Z6chainsIdEvPKiPi", 4, |i| {
+        vec![12, 8 + i, 5 * i + 2, 8]
+    });
+}

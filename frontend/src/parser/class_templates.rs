@@ -495,40 +495,51 @@ impl Parser<'_> {
 
     /// A class template-id at the current token (`Packed128<float>`,
     /// `gpu::Vec<T, 4>`): the instance's type. A member type after it
-    /// (`Traits<int>::Acc`) is that type.
+    /// (`Traits<int>::Acc`) is that type, and so on down a chain of them
+    /// (`conditional<B, A, C>::type::nested`).
     pub(super) fn class_template_type(&mut self) -> PResult<(CType, bool, Spelling)> {
-        let named = self.class_template_id()?;
-        let ty = named.0.clone();
-        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+        let mut named = self.class_template_id()?;
+        while self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
             let member = self.peek_at(1).clone();
-            let Some(def) = ty.struct_def() else {
-                return Ok((ty, false, Spelling::Plain));
+            let Some(def) = named.0.struct_def().cloned() else {
+                break;
             };
-            let found = crate::bases::find_in_bases(def, &mut |d| {
-                self.instance_typedef(&super::names::join(&d.name, &member.text))
-            });
-            // In the instance's own body (`B<T>::Tmp` in a member of `B`),
-            // its member types are not yet shared, but declared here.
-            let own = || self.type_named_spelled(&super::names::join(&def.name, &member.text));
-            if let Some(t) = found.map(|(t, _)| t).or_else(own) {
-                // The class's own member type, or a base's.
+            if let Some(t) = self.member_type_of(&def) {
                 self.pos += 2;
-                return Ok(t);
+                named = t;
+                continue;
             }
-            if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(def) {
+            if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(&def) {
                 // A member of a dependent instance: dependent too.
                 self.pos += 2;
-                let def = def.clone();
-                return Ok((
-                    self.dependent_member(&def, &member.text),
-                    false,
-                    Spelling::Plain,
-                ));
+                let ty = self.dependent_member(&def, &member.text);
+                return Ok((ty, false, Spelling::Plain));
             }
             let msg = format!("no member type `{}` in `{}`", member.text, def.name);
             return self.error(member.span, Code::E0001, msg);
         }
         Ok(named)
+    }
+
+    /// The member type of class `def` that the name one token ahead (after
+    /// `::`) names: the class's own (a member typedef, a nested class), or
+    /// a base's.
+    fn member_type_of(&self, def: &StructDef) -> Option<(CType, bool, Spelling)> {
+        let member = self.peek_at(1).text.clone();
+        let found = crate::bases::find_in_bases(def, &mut |d| {
+            self.instance_typedef(&super::names::join(&d.name, &member))
+        });
+        // In the instance's own body (`B<T>::Tmp` in a member of `B`), its
+        // member types are not yet shared, but declared here; an ordinary
+        // class's nested class is a struct keyed by its path.
+        let key = super::names::join(&def.name, &member);
+        found
+            .map(|(t, _)| t)
+            .or_else(|| self.type_named_spelled(&key))
+            .or_else(|| {
+                let nested = self.structs.get(&key)?;
+                Some((CType::Struct(nested.clone()), false, Spelling::Plain))
+            })
     }
 
     /// A class template-id in an expression: a static member
@@ -541,7 +552,18 @@ impl Parser<'_> {
                 return self.variable_template_expr(index, len);
             }
         }
-        let (ty, _, _) = self.class_template_id()?;
+        let (mut ty, _, _) = self.class_template_id()?;
+        // `X<...>::type::value`: the member types before the last name.
+        while self.is_punct(Punct::ColonColon)
+            && self.peek_at(1).kind == TokenKind::Ident
+            && self.is_punct_at(2, Punct::ColonColon)
+        {
+            let Some(found) = ty.struct_def().and_then(|d| self.member_type_of(d)) else {
+                break;
+            };
+            self.pos += 2;
+            ty = found.0;
+        }
         // `::template` before a member template's name (`A<T>::template
         // make<3>()`), optional where the class is not dependent.
         let keyword = self.is_punct(Punct::ColonColon)
