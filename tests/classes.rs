@@ -1847,3 +1847,32 @@ fn member_types_named_through_their_own_class_template_run_as_nvccs() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// Class objects as conditions (C++'s contextual conversion to `bool`):
+/// `explicit operator bool` (also written after `__device__`), a plain
+/// one, one a base declares and `operator int`, in `if`, `while`, `for`,
+/// `do`, `?:`, `!`, `&&` and `||`. They were E0004; the values are the
+/// expected ones, on the interpreter and the emulator, and nvcc's.
+#[test]
+fn class_objects_convert_to_bool_in_conditions() {
+    let launch = (
+        "_Z10conditionsPKiPi",
+        &["i32[]:iota:64", "i32[]:zeros:192"][..],
+    );
+    let (_, ours, theirs) = fixture_runs("contextual_bool.cu", launch);
+    let expected = |x: i32| {
+        let (odd, big) = (x & 1 == 1, x > 20);
+        let bits = [odd, !odd, odd && big, odd || big, big, x % 3 == 0];
+        let r = bits
+            .iter()
+            .enumerate()
+            .map(|(b, &on)| i32::from(on) << b)
+            .sum::<i32>();
+        [r, (4 - x % 4) % 4, x % 5 + 30]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}

@@ -458,6 +458,12 @@ impl Parser<'_> {
                     ds.storage.align = ds.storage.align.max(a);
                     continue;
                 }
+                // `__device__ explicit operator bool()`: `explicit` after
+                // a conversion function's other specifiers (kernelc does
+                // not refuse what it forbids, an implicit use).
+                TokenKind::Ident
+                    if tok.text == "explicit"
+                        && self.peek_at(1).kind == TokenKind::Keyword(Keyword::Operator) => {}
                 TokenKind::Ident if tok.text == "__grid_constant__" => {
                     ds.grid_constant.get_or_insert(tok.span);
                 }
