@@ -928,7 +928,7 @@ impl Parser<'_> {
     /// ([`super::structs::const_dim`]); in a class's body, its own
     /// constants and those of the classes around it come first
     /// (`static constexpr int N = 4; Arr<N> a;`).
-    fn parse_time_value(&self, e: &Expr) -> Option<i128> {
+    pub(super) fn parse_time_value(&self, e: &Expr) -> Option<i128> {
         super::structs::const_dim(e, &|n| {
             self.enclosing_constant(n).or_else(|| self.constant(n))
         })
