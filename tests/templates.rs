@@ -2125,3 +2125,26 @@ fn names_through_member_types_of_instances_are_nvccs() {
         vec![12, 8 + i, 5 * i + 2, 8]
     });
 }
+
+/// Partial specializations whose pattern is an array (`items_of<U[N]>`,
+/// `items_of<U[]>`, `extent_of<U[N], 0>`), matched by array types written
+/// as template arguments (`float[7]`, `int[2][3]`, `T[4]`) and by an
+/// array member's `decltype`: the values are nvcc's. The pattern was
+/// E0003. An array bound the parser cannot compute is a located E0019.
+#[test]
+fn array_patterns_of_partial_specializations_are_nvccs() {
+    let file = "array_patterns.cu";
+    let values = |size| move |i| vec![107, 212, 4 * i - 1, 23, 14, size];
+    per_thread_runs(file, "_Z6countsIdEvPKiPi", 6, values(8));
+    per_thread_runs(file, "_Z6countsIhEvPKiPi", 6, values(1));
+    let err = common::rejected_with(
+        "templates-array-bounds",
+        "template <class T> struct A { static constexpr int v = 1; };\n\
+         __global__ void k(int *o, int n) { o[0] = A<int[n]>::v; }\n",
+        "E0019",
+    );
+    assert!(
+        err.contains(":2:49") && err.contains("array bound"),
+        "{err}"
+    );
+}

@@ -753,15 +753,63 @@ impl Parser<'_> {
             return Ok(arg);
         }
         if let Some(ty) = self.template_type_arg() {
-            return Ok(TemplateArg::Type(ty));
+            return self.array_type_arg(ty).map(TemplateArg::Type);
         }
         if self.starts_type(0) && self.class_template_at(0).is_none() {
-            return self.type_name().map(TemplateArg::Type);
+            let ty = self.type_name()?;
+            return self.array_type_arg(ty).map(TemplateArg::Type);
         }
         let outer = std::mem::replace(&mut self.in_template_args, in_list);
         let e = self.cond_value();
         self.in_template_args = outer;
         e.map(TemplateArg::Value)
+    }
+
+    /// `ty` followed by an array's bounds in a template argument
+    /// (`float[7]`, `int[2][3]`, `T[]`; in a partial specialization's
+    /// pattern `U[N]`, whose bound `N` matching binds,
+    /// [`crate::types::dependent_len`]). A bound is a constant the parser
+    /// computes.
+    fn array_type_arg(&mut self, mut ty: crate::ast::QualType) -> PResult<crate::ast::QualType> {
+        let mut lens = Vec::new();
+        while self.eat_punct(Punct::LBracket) {
+            if self.eat_punct(Punct::RBracket) {
+                lens.push(None);
+                continue;
+            }
+            let outer = std::mem::replace(&mut self.in_template_args, false);
+            let e = self.cond_value();
+            self.in_template_args = outer;
+            let e = e?;
+            let len = match &e.kind {
+                crate::ast::ExprKind::Ident(name) if self.in_pattern => {
+                    let i = self.pattern_values.iter().position(|p| p == name);
+                    i.map(crate::types::dependent_len)
+                }
+                _ => None,
+            };
+            let len = len.or_else(|| {
+                let v = self.parse_time_value(&e)?;
+                u64::try_from(v).ok().filter(|v| *v > 0)
+            });
+            let Some(len) = len else {
+                return self.error(
+                    e.span,
+                    Code::E0019,
+                    "kernelc cannot compute this array bound while parsing: write a positive integer constant",
+                );
+            };
+            self.expect_punct(Punct::RBracket, "to close the array bound")?;
+            lens.push(Some(len));
+        }
+        for len in lens.into_iter().rev() {
+            ty.ty = CType::Array {
+                elem: Box::new(ty.ty),
+                len,
+            };
+        }
+        ty.span = ty.span.to(self.prev_span());
+        Ok(ty)
     }
 
     /// A class template's (possibly qualified) name that a template
