@@ -1876,3 +1876,31 @@ fn class_objects_convert_to_bool_in_conditions() {
         assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
     }
 }
+
+/// Braced values inside braced values in expressions: an aggregate
+/// member's own list (`Cell{x, {limit}, 1}`, two levels deep, in a class
+/// template's instance), a scalar member's `{}`, a member whose
+/// constructor `{3}` calls, in `return {x, {y}, 3};` and as arguments.
+/// They were E0003; the values are the expected ones, on the interpreter
+/// and the emulator, and nvcc's.
+#[test]
+fn nested_braced_values_initialize_members_as_nvcc_does() {
+    let launch = ("_Z6nestedPKiPi", &["i32[]:iota:64", "i32[]:zeros:384"][..]);
+    let (_, ours, theirs) = fixture_runs("nested_braced_values.cu", launch);
+    let expected = |x: i32| {
+        let limit = x % 7;
+        [
+            x + 10 * limit + 100,
+            x + 10 * (limit + 2) + 200,
+            x + 10 * (limit + 1) + 6 + 5,
+            x + 100 * limit + 4000,
+            x + 350,
+            limit,
+        ]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}

@@ -630,6 +630,9 @@ impl Checker {
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in named.iter().zip(args).rev() {
+            // A member's own braced list (`{limit}` of `Cell{x, {limit}}`).
+            let listed = self.list_of_type(a, &f.ty);
+            let a = listed.as_ref().unwrap_or(a);
             let v = match f.reference {
                 // A reference member holds the address of the object
                 // it binds.
