@@ -1904,3 +1904,29 @@ fn nested_braced_values_initialize_members_as_nvcc_does() {
         assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
     }
 }
+
+/// Member templates overloaded with ordinary members of their name (`void
+/// add(int)` beside `template <class T> void add(T *)`, static ones, an
+/// in-place `load(U (&)[N])` beside `load(const int *, int *)` in a class
+/// template): both are candidates, the better conversion wins, a tie goes
+/// to the ordinary member, and written arguments (`a.put<int>(x)`) call
+/// the template. The template was not seen (E0004 at the call); the
+/// values are the expected ones, on the interpreter and the emulator,
+/// and nvcc's.
+#[test]
+fn member_templates_overload_with_ordinary_members_as_nvcc_does() {
+    let launch = (
+        "_Z9overloadsPKiPi",
+        &["i32[]:iota:64", "i32[]:zeros:256"][..],
+    );
+    let (_, ours, theirs) = fixture_runs("member_template_overloads.cu", launch);
+    let expected = |x: i32| {
+        let sum = 12201 + 3 * x;
+        [sum, 2 * x + 600, 111 * x + 321, sum + 100 * x]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}
