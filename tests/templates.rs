@@ -2148,3 +2148,22 @@ fn array_patterns_of_partial_specializations_are_nvccs() {
         "{err}"
     );
 }
+
+/// Function templates whose parameters expand packs inside a class
+/// template-id (`const tl<Ts...> &`, `tl<H, Ts...>`, `ilist<Ns...>`):
+/// deduced from the argument's class, on the device and from a host
+/// launch, and named as nvcc names them (`PK2tlIJDpT_EE`). This was E0002.
+#[test]
+fn packs_expanded_in_parameter_classes_are_deduced_as_nvcc_does() {
+    let dir = scratch("templates-pack-params");
+    let kernel = "_Z7lengthsIJcsdEEvPK2tlIJDpT_EEPKiPi";
+    let args = ["u8[]:zeros:1", "i32[]:iota:64", "i32[]:zeros:192"];
+    let runs = common::fixture_runs(&fixture("pack_params.cu"), &dir, (kernel, &args));
+    let want: Vec<i32> = (0..64).flat_map(|i| [3 + i, 200 + i, 6]).collect();
+    assert_eq!(common::words_i32(&runs.ours[2]), want);
+    assert_eq!(entries(&runs.ptx), BTreeSet::from([kernel.to_string()]));
+    if let Some((text, theirs)) = runs.theirs {
+        assert_eq!(entries(&text), entries(&runs.ptx), "nvcc's entries");
+        assert_eq!(runs.ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}

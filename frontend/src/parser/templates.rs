@@ -466,6 +466,9 @@ impl Parser<'_> {
     /// `header` read as a pattern, or `None`.
     fn pattern_decl(&self, header: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
         let mut sub = self.pattern_parser(header, params);
+        // A class template-id's arguments may end with a pack's expansion
+        // (`const tl<Ts...> &`), which deduction binds.
+        sub.pack_expansions = true;
         let items = sub.external_decl(false).ok()?;
         if !sub.diags.is_empty() {
             return None;
