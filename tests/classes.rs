@@ -1847,3 +1847,86 @@ fn member_types_named_through_their_own_class_template_run_as_nvccs() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// Class objects as conditions (C++'s contextual conversion to `bool`):
+/// `explicit operator bool` (also written after `__device__`), a plain
+/// one, one a base declares and `operator int`, in `if`, `while`, `for`,
+/// `do`, `?:`, `!`, `&&` and `||`. They were E0004; the values are the
+/// expected ones, on the interpreter and the emulator, and nvcc's.
+#[test]
+fn class_objects_convert_to_bool_in_conditions() {
+    let launch = (
+        "_Z10conditionsPKiPi",
+        &["i32[]:iota:64", "i32[]:zeros:192"][..],
+    );
+    let (_, ours, theirs) = fixture_runs("contextual_bool.cu", launch);
+    let expected = |x: i32| {
+        let (odd, big) = (x & 1 == 1, x > 20);
+        let bits = [odd, !odd, odd && big, odd || big, big, x % 3 == 0];
+        let r = bits
+            .iter()
+            .enumerate()
+            .map(|(b, &on)| i32::from(on) << b)
+            .sum::<i32>();
+        [r, (4 - x % 4) % 4, x % 5 + 30]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}
+
+/// Braced values inside braced values in expressions: an aggregate
+/// member's own list (`Cell{x, {limit}, 1}`, two levels deep, in a class
+/// template's instance), a scalar member's `{}`, a member whose
+/// constructor `{3}` calls, in `return {x, {y}, 3};` and as arguments.
+/// They were E0003; the values are the expected ones, on the interpreter
+/// and the emulator, and nvcc's.
+#[test]
+fn nested_braced_values_initialize_members_as_nvcc_does() {
+    let launch = ("_Z6nestedPKiPi", &["i32[]:iota:64", "i32[]:zeros:384"][..]);
+    let (_, ours, theirs) = fixture_runs("nested_braced_values.cu", launch);
+    let expected = |x: i32| {
+        let limit = x % 7;
+        [
+            x + 10 * limit + 100,
+            x + 10 * (limit + 2) + 200,
+            x + 10 * (limit + 1) + 6 + 5,
+            x + 100 * limit + 4000,
+            x + 350,
+            limit,
+        ]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}
+
+/// Member templates overloaded with ordinary members of their name (`void
+/// add(int)` beside `template <class T> void add(T *)`, static ones, an
+/// in-place `load(U (&)[N])` beside `load(const int *, int *)` in a class
+/// template): both are candidates, the better conversion wins, a tie goes
+/// to the ordinary member, and written arguments (`a.put<int>(x)`) call
+/// the template. The template was not seen (E0004 at the call); the
+/// values are the expected ones, on the interpreter and the emulator,
+/// and nvcc's.
+#[test]
+fn member_templates_overload_with_ordinary_members_as_nvcc_does() {
+    let launch = (
+        "_Z9overloadsPKiPi",
+        &["i32[]:iota:64", "i32[]:zeros:256"][..],
+    );
+    let (_, ours, theirs) = fixture_runs("member_template_overloads.cu", launch);
+    let expected = |x: i32| {
+        let sum = 12201 + 3 * x;
+        [sum, 2 * x + 600, 111 * x + 321, sum + 100 * x]
+    };
+    let want: Vec<i32> = (0..64).flat_map(expected).collect();
+    assert_eq!(words(&ours[1]), want);
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}

@@ -501,3 +501,52 @@ fn empty_braces_value_initialize_scalars() {
     let out = run_everywhere(request(&src, "_Z1kPi", 1, &["i32[]:zeros:1"]));
     assert_eq!(words32(&out[0]), [7]);
 }
+
+/// `alignas` of a constant expression (`alignas(N * sizeof(T))` of a
+/// class template, `alignas(2 * sizeof(float))`, `alignas(alignof(double))`
+/// on a member, `alignas(kLanes * alignof(int))`) and of a type
+/// (`alignas(vec<short, 4>)`): sizes, alignments and offsets are nvcc's,
+/// as are the shared array's `.align` and the values on the interpreter
+/// and the emulator. Only literals were read before (E0010). One that is
+/// no power of two, or that kernelc cannot compute, is a located E0010.
+#[test]
+fn alignas_of_constant_expressions_lays_out_as_nvcc_does() {
+    let fixture = common::root().join("tests/fixtures/attributes/alignas_exprs.cu");
+    let launch = ("_Z7layoutsPKiPi", &["i32[]:iota:64", "i32[]:zeros:768"][..]);
+    let runs = common::fixture_runs(&fixture, &scratch("alignas-exprs"), launch);
+    let outs = common::words_i32(&runs.ours[1]);
+    for i in 0..64 {
+        let (k, lane) = (i & 3, i % 32);
+        let layout = [16, 16, 404, 808, 808, 2408, 816, 1616];
+        let mut want = layout.to_vec();
+        want.extend([i + k + i * k, i - lane + (lane + 1) % 32, 0, 0]);
+        assert_eq!(
+            outs[12 * i as usize..12 * i as usize + 12],
+            want,
+            "thread {i}"
+        );
+    }
+    let shared = ".shared .align 16 .b8 layouts$tile[512];";
+    assert!(runs.ptx.contains(shared), "{}", runs.ptx);
+    assert!(runs.ptx.contains(".local .align 8 .b8"), "{}", runs.ptx);
+    if let Some((nvcc_ptx, theirs)) = &runs.theirs {
+        assert!(nvcc_ptx.contains(".shared .align 16 .b8 _ZZ7layoutsPKiPiE4tile[512];"));
+        assert_eq!(&runs.ours, theirs, "nvcc's PTX");
+    }
+    for (source, at, says) in [
+        (
+            "template <class T, int N> struct alignas(N * sizeof(T)) V { T v[N]; };\n\
+             __global__ void k(int *o) { o[0] = sizeof(V<char, 3>); }\n",
+            ":1:42",
+            "not 3",
+        ),
+        (
+            "__global__ void k(int *o, int n) { alignas(n) int x[4]; x[0] = n; o[0] = x[0]; }\n",
+            ":1:44",
+            "as a constant expression kernelc computes",
+        ),
+    ] {
+        let err = common::rejected_with("alignas-exprs-errors", source, "E0010");
+        assert!(err.contains(at) && err.contains(says), "{source}: {err}");
+    }
+}

@@ -2122,3 +2122,115 @@ fn reference_types_are_nvccs() {
         assert_eq!(runs.ours, theirs, "nvcc's PTX");
     }
 }
+
+/// Launches `kernel` of the fixture `file` on `in` (64 ints, 0 to 63)
+/// and `out` (`per` ints a thread), over 2 blocks of 32 threads: kernelc's
+/// PTX on the emulator, which the interpreter's run and nvcc's PTX equal
+/// ([`common::fixture_runs`]), each thread's ints are `expected(i)`; the
+/// `.entry` set is nvcc's. kernelc's PTX text.
+fn per_thread_runs(
+    file: &str,
+    kernel: &str,
+    per: usize,
+    expected: impl Fn(i32) -> Vec<i32>,
+) -> String {
+    let dir = scratch(&format!("templates-{}", file.trim_end_matches(".cu")));
+    let out = format!("i32[]:zeros:{}", 64 * per);
+    let runs = common::fixture_runs(&fixture(file), &dir, (kernel, &["i32[]:iota:64", &out]));
+    let got = common::words_i32(&runs.ours[1]);
+    let want: Vec<i32> = (0..64).flat_map(&expected).collect();
+    assert_eq!(got, want, "{file}: {kernel}");
+    if let Some((text, theirs)) = runs.theirs {
+        assert_eq!(
+            entries(&runs.ptx),
+            entries(&text),
+            "{file}: the .entry names differ"
+        );
+        assert_eq!(
+            runs.ours, theirs,
+            "{file}: {kernel}: kernelc's PTX and nvcc's disagree"
+        );
+    }
+    runs.ptx
+}
+
+/// Partial specializations over parameter packs (`tl<H, Ts...>`, ended
+/// by the full specialization `tl<>`; `isum<N, Ns...>`; `twice_int<int,
+/// int, Ts...>`, a pack's first elements fixed): the instances kernelc
+/// picks compute nvcc's values, and kernels over such lists are named as
+/// nvcc names them. This was E0002.
+#[test]
+fn partial_specializations_over_packs_are_nvccs() {
+    let file = "pack_partial_specs.cu";
+    // `isum<1, 2, 3, 4>` + `twice_int`s: 10 + 101 + 0 + 100.
+    let ptx = per_thread_runs(file, "_Z5sizesI2tlIJcsdEEEvPKiPi", 3, |i| {
+        vec![3 * i + 11, (i as i8) as i32 + 1, 211]
+    });
+    let want: BTreeSet<String> = ["_Z5sizesI2tlIJcsdEEEvPKiPi", "_Z5sizesI2tlIJfEEEvPKiPi"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(entries(&ptx), want);
+    per_thread_runs(file, "_Z5sizesI2tlIJfEEEvPKiPi", 3, |i| {
+        vec![i + 4, i + 4, 211]
+    });
+}
+
+/// Names through member types of instances, in expressions and types:
+/// `conditional<B, A, C>::type::value`, `typename conditional<...>::type::
+/// nested`, a static member function down the chain
+/// (`Pick<-1>::type::scale(v)`), and a member type of a member type
+/// (`Box<T>::inner::type::value`, its template argument a conditional
+/// expression). They were E0003; the values and names are nvcc's.
+#[test]
+fn names_through_member_types_of_instances_are_nvccs() {
+    let file = "nested_member_types.cu";
+    per_thread_runs(file, "_Z6chainsIfEvPKiPi", 4, |i| {
+        vec![12, 4 + i, 5 * i + 1, 4]
+    });
+    per_thread_runs(file, "_Z6chainsIdEvPKiPi", 4, |i| {
+        vec![12, 8 + i, 5 * i + 2, 8]
+    });
+}
+
+/// Partial specializations whose pattern is an array (`items_of<U[N]>`,
+/// `items_of<U[]>`, `extent_of<U[N], 0>`), matched by array types written
+/// as template arguments (`float[7]`, `int[2][3]`, `T[4]`) and by an
+/// array member's `decltype`: the values are nvcc's. The pattern was
+/// E0003. An array bound the parser cannot compute is a located E0019.
+#[test]
+fn array_patterns_of_partial_specializations_are_nvccs() {
+    let file = "array_patterns.cu";
+    let values = |size| move |i| vec![107, 212, 4 * i - 1, 23, 14, size];
+    per_thread_runs(file, "_Z6countsIdEvPKiPi", 6, values(8));
+    per_thread_runs(file, "_Z6countsIhEvPKiPi", 6, values(1));
+    let err = common::rejected_with(
+        "templates-array-bounds",
+        "template <class T> struct A { static constexpr int v = 1; };\n\
+         __global__ void k(int *o, int n) { o[0] = A<int[n]>::v; }\n",
+        "E0019",
+    );
+    assert!(
+        err.contains(":2:49") && err.contains("array bound"),
+        "{err}"
+    );
+}
+
+/// Function templates whose parameters expand packs inside a class
+/// template-id (`const tl<Ts...> &`, `tl<H, Ts...>`, `ilist<Ns...>`):
+/// deduced from the argument's class, on the device and from a host
+/// launch, and named as nvcc names them (`PK2tlIJDpT_EE`). This was E0002.
+#[test]
+fn packs_expanded_in_parameter_classes_are_deduced_as_nvcc_does() {
+    let dir = scratch("templates-pack-params");
+    let kernel = "_Z7lengthsIJcsdEEvPK2tlIJDpT_EEPKiPi";
+    let args = ["u8[]:zeros:1", "i32[]:iota:64", "i32[]:zeros:192"];
+    let runs = common::fixture_runs(&fixture("pack_params.cu"), &dir, (kernel, &args));
+    let want: Vec<i32> = (0..64).flat_map(|i| [3 + i, 200 + i, 6]).collect();
+    assert_eq!(common::words_i32(&runs.ours[2]), want);
+    assert_eq!(entries(&runs.ptx), BTreeSet::from([kernel.to_string()]));
+    if let Some((text, theirs)) = runs.theirs {
+        assert_eq!(entries(&text), entries(&runs.ptx), "nvcc's entries");
+        assert_eq!(runs.ours, theirs, "kernelc's PTX and nvcc's disagree");
+    }
+}

@@ -234,11 +234,4 @@ fn misuses_of_packs_are_located_errors() {
         "E0002",
         "a pack may be expanded there only as the last parameter",
     );
-    rejects(
-        "template <typename T, typename... Ts> struct First { using type = T; };\n\
-         template <typename... Ts> struct First<int, Ts...> { using type = float; };\n\
-         __global__ void k(float *o) { First<int, int>::type x = 1.5f; o[0] = x; }\n",
-        "E0002",
-        "partial specializations with parameter packs are not supported",
-    );
 }

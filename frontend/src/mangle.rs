@@ -785,8 +785,22 @@ impl Mangler {
                 }
             }
             (ArgValue::Int(v, _), ParamKind::Type | ParamKind::Template(_)) => format!("Li{v}E"),
+            // A type pack's expansion in a pattern (`Ts...` of `tl<Ts...>`,
+            // `crate::templates::expansion`): `Dp` and the parameter, each
+            // a substitution candidate (`2tlIJDpT_EE`).
+            (ArgValue::Param(i), ParamKind::Type) => {
+                let param = crate::types::template_param(*i, "");
+                let expansion = format!("Dp{}", key(&param, Quals::NONE, &Spelling::Plain));
+                if let Some(s) = self.substitution(&expansion) {
+                    return s;
+                }
+                let out = format!("Dp{}", self.ty(&param, Quals::NONE, &Spelling::Plain));
+                self.candidates.push(expansion);
+                out
+            }
             // 5.1.5 `<template-param>` as an expression (5.1.6 `X
-            // <expression> E`): `XT0_E`.
+            // <expression> E`): `XT0_E`; a value pack's expansion is the
+            // same (`2ilIJXT_EE`).
             (ArgValue::Param(i), _) => match i {
                 0 => "XT_E".to_string(),
                 i => format!("XT{}_E", i - 1),
@@ -812,8 +826,16 @@ impl Mangler {
             },
             // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
             // pack, each argument as its parameter's kind says.
+            // A pattern's expansion among them is its parameter's
+            // (`IJT_DpT0_E`).
             (ArgValue::Pack(elems), _) => {
-                let args: String = elems.iter().map(|e| self.template_arg(e, kind)).collect();
+                let args: String = elems
+                    .iter()
+                    .map(|e| match crate::templates::expanded_param(e) {
+                        Some(i) => self.template_arg(&ArgValue::Param(i), kind),
+                        None => self.template_arg(e, kind),
+                    })
+                    .collect();
                 format!("J{args}E")
             }
         }

@@ -199,7 +199,18 @@ impl PartialSpecialization {
                 return None;
             }
         }
-        bound.into_iter().collect()
+        // Each value as its parameter's type.
+        let typed =
+            bound
+                .into_iter()
+                .zip(&self.template.params)
+                .map(|(b, p)| match (b?, &p.kind) {
+                    (ArgValue::Int(v, _), ParamKind::Value(ty, _)) => {
+                        Some(ArgValue::Int(wrap_to(v, ty), ty.clone()))
+                    }
+                    (b, _) => Some(b),
+                });
+        typed.collect()
     }
 }
 
@@ -245,10 +256,11 @@ fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool
     }
 }
 
-/// In a pattern, the expansion of value pack parameter `i` (`Rest...` of
-/// `List<First, Rest...>`), as an element of the class's pack: a pack of
-/// the one placeholder, which no element otherwise is (a pack's elements
-/// are no packs).
+/// In a pattern, the expansion of pack parameter `i` (a value pack's
+/// `Rest...` of `List<First, Rest...>`, a type pack's `Ts...` of
+/// `tl<H, Ts...>`), as an element of the class's pack: a pack of the one
+/// placeholder, which no element otherwise is (a pack's elements are no
+/// packs).
 pub fn expansion(i: usize) -> ArgValue {
     ArgValue::Pack(vec![ArgValue::Param(i)])
 }
@@ -320,7 +332,15 @@ fn match_type(p: &CType, a: &CType, bound: &mut [Option<ArgValue>]) -> bool {
             match_arg(&p, &a, bound)
         }
         (CType::Array { elem: pe, len: pl }, CType::Array { elem: ae, len: al }) => {
-            pl == al && match_type(pe, ae, bound)
+            let same_len = match (pl.and_then(crate::types::dependent_len_index), al) {
+                // `U[N]` against `float[7]` binds `N` (its type is the
+                // parameter's, given by `match_args`).
+                (Some(i), Some(len)) => {
+                    bind(i, ArgValue::Int(i128::from(*len), CType::ULONG), bound)
+                }
+                _ => pl == al,
+            };
+            same_len && match_type(pe, ae, bound)
         }
         (CType::Struct(ps), CType::Struct(as_)) => match (&ps.instance_of, &as_.instance_of) {
             (Some(pi), Some(ai)) if pi.template == ai.template => pi
@@ -334,9 +354,11 @@ fn match_type(p: &CType, a: &CType, bound: &mut [Option<ArgValue>]) -> bool {
     }
 }
 
-/// Binds parameter `i` to `value`, or checks that it is bound to it.
+/// Binds parameter `i` to `value`, or checks that it is bound to it (a
+/// value by its value: an array's bound has no type of its own).
 fn bind(i: usize, value: ArgValue, bound: &mut [Option<ArgValue>]) -> bool {
     match bound.get_mut(i) {
+        Some(Some(ArgValue::Int(v, _))) => matches!(value, ArgValue::Int(w, _) if w == *v),
         Some(Some(v)) => v.same_as(&value),
         Some(slot) => {
             *slot = Some(value);

@@ -236,14 +236,10 @@ impl Parser<'_> {
             let msg = format!("`{}` is not a class template", name.text);
             return self.error(name.span, Code::E0001, msg);
         };
-        if let Some(p) = params.iter().find(|p| p.pack) {
-            return self.error(
-                p.span,
-                Code::E0002,
-                "partial specializations with parameter packs are not supported by kernelc yet",
-            );
-        }
         let mut sub = self.pattern_parser(&tokens[name_at + 1..], &params);
+        // Its packs are expanded last in a pack's arguments (`tl<H,
+        // Ts...>`), which matching binds to the arguments left.
+        sub.pack_expansions = true;
         let args = sub.template_args();
         let after = name_at + 1 + sub.pos;
         let pattern = args.and_then(|args| sub.class_arg_values(index, &args, name.span));
@@ -499,40 +495,51 @@ impl Parser<'_> {
 
     /// A class template-id at the current token (`Packed128<float>`,
     /// `gpu::Vec<T, 4>`): the instance's type. A member type after it
-    /// (`Traits<int>::Acc`) is that type.
+    /// (`Traits<int>::Acc`) is that type, and so on down a chain of them
+    /// (`conditional<B, A, C>::type::nested`).
     pub(super) fn class_template_type(&mut self) -> PResult<(CType, bool, Spelling)> {
-        let named = self.class_template_id()?;
-        let ty = named.0.clone();
-        if self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
+        let mut named = self.class_template_id()?;
+        while self.is_punct(Punct::ColonColon) && self.peek_at(1).kind == TokenKind::Ident {
             let member = self.peek_at(1).clone();
-            let Some(def) = ty.struct_def() else {
-                return Ok((ty, false, Spelling::Plain));
+            let Some(def) = named.0.struct_def().cloned() else {
+                break;
             };
-            let found = crate::bases::find_in_bases(def, &mut |d| {
-                self.instance_typedef(&super::names::join(&d.name, &member.text))
-            });
-            // In the instance's own body (`B<T>::Tmp` in a member of `B`),
-            // its member types are not yet shared, but declared here.
-            let own = || self.type_named_spelled(&super::names::join(&def.name, &member.text));
-            if let Some(t) = found.map(|(t, _)| t).or_else(own) {
-                // The class's own member type, or a base's.
+            if let Some(t) = self.member_type_of(&def) {
                 self.pos += 2;
-                return Ok(t);
+                named = t;
+                continue;
             }
-            if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(def) {
+            if def.instance_of.is_some() && def.fields.is_empty() && self.is_dependent_def(&def) {
                 // A member of a dependent instance: dependent too.
                 self.pos += 2;
-                let def = def.clone();
-                return Ok((
-                    self.dependent_member(&def, &member.text),
-                    false,
-                    Spelling::Plain,
-                ));
+                let ty = self.dependent_member(&def, &member.text);
+                return Ok((ty, false, Spelling::Plain));
             }
             let msg = format!("no member type `{}` in `{}`", member.text, def.name);
             return self.error(member.span, Code::E0001, msg);
         }
         Ok(named)
+    }
+
+    /// The member type of class `def` that the name one token ahead (after
+    /// `::`) names: the class's own (a member typedef, a nested class), or
+    /// a base's.
+    fn member_type_of(&self, def: &StructDef) -> Option<(CType, bool, Spelling)> {
+        let member = self.peek_at(1).text.clone();
+        let found = crate::bases::find_in_bases(def, &mut |d| {
+            self.instance_typedef(&super::names::join(&d.name, &member))
+        });
+        // In the instance's own body (`B<T>::Tmp` in a member of `B`), its
+        // member types are not yet shared, but declared here; an ordinary
+        // class's nested class is a struct keyed by its path.
+        let key = super::names::join(&def.name, &member);
+        found
+            .map(|(t, _)| t)
+            .or_else(|| self.type_named_spelled(&key))
+            .or_else(|| {
+                let nested = self.structs.get(&key)?;
+                Some((CType::Struct(nested.clone()), false, Spelling::Plain))
+            })
     }
 
     /// A class template-id in an expression: a static member
@@ -545,7 +552,18 @@ impl Parser<'_> {
                 return self.variable_template_expr(index, len);
             }
         }
-        let (ty, _, _) = self.class_template_id()?;
+        let (mut ty, _, _) = self.class_template_id()?;
+        // `X<...>::type::value`: the member types before the last name.
+        while self.is_punct(Punct::ColonColon)
+            && self.peek_at(1).kind == TokenKind::Ident
+            && self.is_punct_at(2, Punct::ColonColon)
+        {
+            let Some(found) = ty.struct_def().and_then(|d| self.member_type_of(d)) else {
+                break;
+            };
+            self.pos += 2;
+            ty = found.0;
+        }
         // `::template` before a member template's name (`A<T>::template
         // make<3>()`), optional where the class is not dependent.
         let keyword = self.is_punct(Punct::ColonColon)
@@ -773,6 +791,12 @@ impl Parser<'_> {
     /// One template argument's value, as parameter `p` takes it.
     fn arg_value(&mut self, a: &TemplateArg, p: &TemplateParam) -> PResult<ArgValue> {
         match (a, &p.kind) {
+            // A pattern's `Ts...`.
+            (TemplateArg::Type(t), ParamKind::Type)
+                if self.in_pattern && expanded_type_param(&t.ty).is_some() =>
+            {
+                Ok(crate::templates::expansion(expanded_type_param(&t.ty).unwrap_or_default()))
+            }
             (TemplateArg::Type(t), ParamKind::Type) => match ArgValue::of_type(t) {
                 Ok(v) => Ok(v),
                 Err(why) => self.error(t.span, Code::E0002, why),
@@ -911,7 +935,7 @@ impl Parser<'_> {
     /// ([`super::structs::const_dim`]); in a class's body, its own
     /// constants and those of the classes around it come first
     /// (`static constexpr int N = 4; Arr<N> a;`).
-    fn parse_time_value(&self, e: &Expr) -> Option<i128> {
+    pub(super) fn parse_time_value(&self, e: &Expr) -> Option<i128> {
         super::structs::const_dim(e, &|n| {
             self.enclosing_constant(n).or_else(|| self.constant(n))
         })
@@ -1256,6 +1280,13 @@ impl Parser<'_> {
                 .as_ref()
                 .is_some_and(|i| i.args.iter().any(is_dependent_arg))
     }
+}
+
+/// The type pack parameter a pattern's placeholder expands, when it is
+/// the placeholder of `Ts...` (`Parser::pack_expansion`).
+fn expanded_type_param(ty: &CType) -> Option<usize> {
+    let i = crate::types::template_param_index(ty)?;
+    ty.struct_def()?.name.ends_with("...").then_some(i)
 }
 
 /// Whether an argument involves a function template's parameter

@@ -459,6 +459,12 @@ impl Parser<'_> {
                     ds.storage.align = ds.storage.align.max(a);
                     continue;
                 }
+                // `__device__ explicit operator bool()`: `explicit` after
+                // a conversion function's other specifiers (kernelc does
+                // not refuse what it forbids, an implicit use).
+                TokenKind::Ident
+                    if tok.text == "explicit"
+                        && self.peek_at(1).kind == TokenKind::Keyword(Keyword::Operator) => {}
                 TokenKind::Ident if tok.text == "__grid_constant__" => {
                     ds.grid_constant.get_or_insert(tok.span);
                 }
@@ -585,23 +591,33 @@ impl Parser<'_> {
     }
 
     /// `(N)` after `__align__` or `alignas` (the keyword `kw`): a power
-    /// of two up to 1024, as a literal.
+    /// of two up to 1024, written as a constant expression the parser
+    /// computes (`alignas(2 * sizeof(float))`, `alignas(N * sizeof(T))`
+    /// in a class template's instance), or `alignas(T)`, `T`'s alignment.
     pub(super) fn align_arg(&mut self, kw: &str) -> PResult<u64> {
         self.expect_punct(Punct::LParen, &format!("after `{kw}`"))?;
-        let n = self.peek().clone();
-        let value = match n.kind {
-            TokenKind::Int { value, .. } if value.is_power_of_two() && value <= 1024 => value,
-            _ => {
-                return self.error(
-                    n.span,
-                    Code::E0010,
-                    format!("`{kw}` takes a power of two up to 1024, written as a literal"),
-                )
-            }
+        let start = self.span();
+        let value = if self.starts_type(0) {
+            let ty = self.type_name()?;
+            ty.ty.size().map(|_| i128::from(ty.ty.align()))
+        } else {
+            let e = self.assign_expr()?;
+            self.parse_time_value(&e)
         };
-        self.bump();
+        let span = start.to(self.prev_span());
         self.expect_punct(Punct::RParen, &format!("to close `{kw}`"))?;
-        Ok(value)
+        match value.and_then(|v| u64::try_from(v).ok()) {
+            Some(v) if v.is_power_of_two() && v <= 1024 => Ok(v),
+            Some(v) => {
+                let msg = format!("`{kw}` takes a power of two up to 1024, not {v}");
+                self.error(span, Code::E0010, msg)
+            }
+            None => self.error(
+                span,
+                Code::E0010,
+                format!("`{kw}` takes a power of two up to 1024, as a constant expression kernelc computes while parsing (literals, `sizeof`, `alignof`, integer constants and arithmetic on them)"),
+            ),
+        }
     }
 
     /// `(N)` or `(N, M)` after `__launch_bounds__`.

@@ -811,7 +811,7 @@ impl Parser<'_> {
         };
         let mut args = Vec::new();
         while !self.is_punct(close) {
-            args.push(self.assign_expr()?);
+            args.push(self.list_item()?);
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
@@ -826,13 +826,29 @@ impl Parser<'_> {
         let open = self.expect_punct(Punct::LBrace, "to open the list")?;
         let mut items = Vec::new();
         while !self.is_punct(Punct::RBrace) {
-            items.push(self.assign_expr()?);
+            items.push(self.list_item()?);
             if !self.eat_punct(Punct::Comma) {
                 break;
             }
         }
         let close = self.expect_punct(Punct::RBrace, "to close the list")?;
         Ok(mk(ExprKind::BracedList(items), open.to(close)))
+    }
+
+    /// An item of a braced list or of a construction's arguments: a value,
+    /// or a nested list whose type the checker gives (`{limit}` of
+    /// `Cell{x, {limit}, 1}`).
+    fn list_item(&mut self) -> PResult<Expr> {
+        if self.is_punct(Punct::LBrace) {
+            // Each list opens a level, as parentheses do.
+            return with_stack(|| {
+                self.enter()?;
+                let list = self.braced_list();
+                self.leave();
+                list
+            });
+        }
+        self.assign_expr()
     }
 
     fn functional_cast(&mut self) -> PResult<Expr> {

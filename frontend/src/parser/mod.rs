@@ -330,11 +330,11 @@ pub(crate) struct Parser<'t> {
     /// In a pattern: the template's parameters by index, the names of its
     /// value parameters (a type parameter's entry is empty).
     pattern_values: Vec<String>,
-    /// In a host template's pattern (`host_frames.rs`): a value pack's
-    /// expansion may end a class template-id's arguments
-    /// (`List<First, Rest...>`), which deduction matches against the
-    /// arguments left. Device templates do not read it yet (their names
-    /// would need the expansion's `Dp`).
+    /// In a template's pattern (a function template's, a host template's
+    /// in `host_frames.rs`, a partial specialization's): a pack's
+    /// expansion may end a class template-id's arguments (`List<First,
+    /// Rest...>`, `tl<Ts...>`), which deduction or matching binds to the
+    /// arguments left.
     pack_expansions: bool,
     /// The class template instances that enclose this parse, outermost
     /// first: each one's tag and where it was instantiated (errors found

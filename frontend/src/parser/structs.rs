@@ -48,6 +48,10 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
                 ty,
                 expr,
             } if ty.ty.is_integer() => crate::templates::wrap_to(const_dim(expr)?, &ty.ty),
+            ExprKind::Ternary { cond, then, els } => match const_dim(cond)? {
+                0 => const_dim(els)?,
+                _ => const_dim(then)?,
+            },
             ExprKind::Unary { op, operand } => {
                 let v = const_dim(operand)?;
                 match op {

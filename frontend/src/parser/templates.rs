@@ -466,6 +466,9 @@ impl Parser<'_> {
     /// `header` read as a pattern, or `None`.
     fn pattern_decl(&self, header: &[Token], params: &[TemplateParam]) -> Option<FunctionDecl> {
         let mut sub = self.pattern_parser(header, params);
+        // A class template-id's arguments may end with a pack's expansion
+        // (`const tl<Ts...> &`), which deduction binds.
+        sub.pack_expansions = true;
         let items = sub.external_decl(false).ok()?;
         if !sub.diags.is_empty() {
             return None;
@@ -699,29 +702,42 @@ impl Parser<'_> {
         }
     }
 
-    /// `arg`, or where a host template's pattern expands a value pack
-    /// (`Rest...`, `pack_expansions`), its expansion: the name spelled
-    /// `Rest...`, which `pattern_value` reads as
-    /// [`crate::templates::expansion`].
+    /// `arg`, or where a pattern may expand a pack (`pack_expansions`: a
+    /// host template's, a partial specialization's), its expansion: a
+    /// value pack's name spelled `Rest...`, which `pattern_value` reads as
+    /// [`crate::templates::expansion`], or a type pack's placeholder
+    /// named `Ts...` (`class_templates.rs`, `expanded_type_param`).
     fn pack_expansion(&mut self, arg: TemplateArg) -> TemplateArg {
         if !self.pack_expansions || !self.is_punct(Punct::Ellipsis) {
             return arg;
         }
-        let pack = match &arg {
-            TemplateArg::Value(crate::ast::Expr {
-                kind: crate::ast::ExprKind::Ident(name),
-                span,
-            }) if self.pattern_values.contains(name) => Some((name.clone(), *span)),
+        let value_pack = match &arg {
+            TemplateArg::Value(e) => match &e.kind {
+                ExprKind::Ident(name) if self.pattern_values.contains(name) => {
+                    Some((format!("{name}..."), e.span))
+                }
+                _ => None,
+            },
             _ => None,
         };
-        let Some((name, span)) = pack else {
+        if let Some((name, span)) = value_pack {
+            self.pos += 1;
+            let kind = ExprKind::Ident(name);
+            return TemplateArg::Value(Expr { kind, span });
+        }
+        // Only a pack may be expanded, so a placeholder before `...` is a
+        // type pack's.
+        let TemplateArg::Type(mut qt) = arg else {
             return arg;
         };
-        self.pos += 1;
-        TemplateArg::Value(crate::ast::Expr {
-            kind: crate::ast::ExprKind::Ident(format!("{name}...")),
-            span,
-        })
+        if let Some(i) = crate::types::template_param_index(&qt.ty) {
+            if !qt.is_const && !qt.is_volatile {
+                self.pos += 1;
+                let name = qt.ty.struct_def().map_or(String::new(), |d| d.name.clone());
+                qt.ty = crate::types::template_param(i, &format!("{name}..."));
+            }
+        }
+        TemplateArg::Type(qt)
     }
 
     /// One template argument: a type, or a constant expression (in an
@@ -740,16 +756,65 @@ impl Parser<'_> {
             return Ok(arg);
         }
         if let Some(ty) = self.template_type_arg() {
-            return Ok(TemplateArg::Type(self.argument_reference(ty)));
+            let ty = self.argument_reference(ty);
+            return self.array_type_arg(ty).map(TemplateArg::Type);
         }
         if self.starts_type(0) && self.class_template_at(0).is_none() {
             let ty = self.type_name()?;
-            return Ok(TemplateArg::Type(self.argument_reference(ty)));
+            let ty = self.argument_reference(ty);
+            return self.array_type_arg(ty).map(TemplateArg::Type);
         }
         let outer = std::mem::replace(&mut self.in_template_args, in_list);
         let e = self.cond_value();
         self.in_template_args = outer;
         e.map(TemplateArg::Value)
+    }
+
+    /// `ty` followed by an array's bounds in a template argument
+    /// (`float[7]`, `int[2][3]`, `T[]`; in a partial specialization's
+    /// pattern `U[N]`, whose bound `N` matching binds,
+    /// [`crate::types::dependent_len`]). A bound is a constant the parser
+    /// computes.
+    fn array_type_arg(&mut self, mut ty: crate::ast::QualType) -> PResult<crate::ast::QualType> {
+        let mut lens = Vec::new();
+        while self.eat_punct(Punct::LBracket) {
+            if self.eat_punct(Punct::RBracket) {
+                lens.push(None);
+                continue;
+            }
+            let outer = std::mem::replace(&mut self.in_template_args, false);
+            let e = self.cond_value();
+            self.in_template_args = outer;
+            let e = e?;
+            let len = match &e.kind {
+                crate::ast::ExprKind::Ident(name) if self.in_pattern => {
+                    let i = self.pattern_values.iter().position(|p| p == name);
+                    i.map(crate::types::dependent_len)
+                }
+                _ => None,
+            };
+            let len = len.or_else(|| {
+                let v = self.parse_time_value(&e)?;
+                u64::try_from(v).ok().filter(|v| *v > 0)
+            });
+            let Some(len) = len else {
+                return self.error(
+                    e.span,
+                    Code::E0019,
+                    "kernelc cannot compute this array bound while parsing: write a positive integer constant",
+                );
+            };
+            self.expect_punct(Punct::RBracket, "to close the array bound")?;
+            lens.push(Some(len));
+        }
+        for len in lens.into_iter().rev() {
+            ty.ty = CType::Array {
+                elem: Box::new(ty.ty),
+                len,
+            };
+        }
+        ty.span = ty.span.to(self.prev_span());
+        Ok(ty)
     }
 
     /// A class template's (possibly qualified) name that a template

@@ -179,7 +179,8 @@ impl Checker {
         };
         let def = obj.ty.struct_def().cloned().unwrap_or(def);
         let plain = join(&def.name, field);
-        if keys.is_empty() && self.tmpl.templates.by_name.contains_key(&plain) {
+        let is_template = self.tmpl.templates.by_name.contains_key(&plain);
+        if (keys.is_empty() || !member.explicit.is_empty()) && is_template {
             return self.member_template_call(
                 &plain,
                 member.explicit,
@@ -227,7 +228,39 @@ impl Checker {
             self.error(field_span, Code::E0008, msg);
             return None;
         }
-        self.call_member(&join(&def.name, field), &keys, obj, typed, field_span, span)
+        let keys = match is_template {
+            // Both kinds of member: the template's instance competes.
+            true => self.with_member_template(&plain, keys, &obj, &typed, field_span),
+            false => keys,
+        };
+        self.call_member(&plain, &keys, obj, typed, field_span, span)
+    }
+
+    /// The member functions `keys` named `plain` with the instance of the
+    /// member template of that name that a call on `obj` with `args`
+    /// deduces, if one does ([over.match.funcs]: both are candidates; an
+    /// instance loses a tie to a function). Deduction that fails is no
+    /// error here, as SFINAE drops the candidate.
+    fn with_member_template(
+        &mut self,
+        plain: &str,
+        mut keys: Vec<String>,
+        obj: &Expr,
+        args: &[Option<Expr>],
+        at: Span,
+    ) -> Vec<String> {
+        let all = self.member_template_args(plain, obj.clone(), args.to_vec());
+        let before = self.diags.len();
+        let instance = self.template_call(plain, &[], &all, at);
+        if self.diags.len() > before {
+            self.diags.truncate(before);
+            return keys;
+        }
+        if let Some(instance) = instance {
+            self.overloads.instances.insert(instance.clone());
+            keys.push(instance);
+        }
+        keys
     }
 
     /// A call of member template `plain` (`Class::f`) on `obj` with
@@ -243,20 +276,30 @@ impl Checker {
         at: Span,
         span: Span,
     ) -> Option<Expr> {
-        let templates = self.tmpl.templates.clone();
+        let all = self.member_template_args(plain, obj, args);
+        let key = self.template_call(plain, explicit, &all, at)?;
+        self.call_resolved(&key, all, at, span)
+    }
+
+    /// The arguments of a call of member template `plain` on `obj`: the
+    /// object first where the template is a non-static member.
+    fn member_template_args(
+        &self,
+        plain: &str,
+        obj: Expr,
+        args: Vec<Option<Expr>>,
+    ) -> Vec<Option<Expr>> {
+        let templates = &self.tmpl.templates;
         let has_this = templates.by_name[plain].iter().any(|&i| {
-            templates.functions[i]
-                .pattern
-                .as_ref()
-                .is_some_and(|p| p.method.is_some())
+            let pattern = templates.functions[i].pattern.as_ref();
+            pattern.is_some_and(|p| p.method.is_some())
         });
         let mut all = Vec::with_capacity(args.len() + 1);
         if has_this {
             all.push(Some(obj));
         }
         all.extend(args);
-        let key = self.template_call(plain, explicit, &all, at)?;
-        self.call_resolved(&key, all, at, span)
+        all
     }
 
     /// A call of one of the member functions `keys` (named `plain`) on
@@ -630,6 +673,9 @@ impl Checker {
         let local = || mk(ExprKind::Local(tmp), ty.clone(), span);
         let mut value = local();
         for (f, a) in named.iter().zip(args).rev() {
+            // A member's own braced list (`{limit}` of `Cell{x, {limit}}`).
+            let listed = self.list_of_type(a, &f.ty);
+            let a = listed.as_ref().unwrap_or(a);
             let v = match f.reference {
                 // A reference member holds the address of the object
                 // it binds.

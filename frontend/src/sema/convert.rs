@@ -135,11 +135,22 @@ pub(crate) fn pointees_compatible(a: &CType, b: &CType) -> bool {
 }
 
 impl Checker {
-    /// Converts to `bool` for a condition or logical operand.
+    /// Converts to `bool` for a condition or logical operand. A class
+    /// object converts through its conversion function, `explicit` ones
+    /// included (C++'s contextual conversion, [conv.general]/4): `operator
+    /// bool`, or one whose result converts to `bool` in turn.
     pub(crate) fn make_bool(&mut self, e: Expr) -> Option<Expr> {
         if e.ty == CType::Bool {
             return Some(e);
         }
+        let at = e.span;
+        let e = match e.ty.is_struct() {
+            true => match self.convert_by_function(e, &CType::Bool, at) {
+                Ok(converted) => return self.make_bool(converted?),
+                Err(e) => e,
+            },
+            false => e,
+        };
         if !e.ty.is_scalar() {
             self.diags.push(Diagnostic::error(
                 e.span,

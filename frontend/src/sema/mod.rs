@@ -1615,12 +1615,13 @@ impl Checker {
         Stmt { kind, span }
     }
 
-    /// `return {a, b};` copy-list-initializes the return type `ret` from
-    /// the list: as `Ret{a, b}` for a class (its constructor, or its
-    /// members in order), `{}` as `Ret()` and `{x}` as `x` for a scalar.
-    /// `None` for any other value (or a return type a list cannot give,
-    /// which the list's own check reports).
-    fn list_of_return_type(&self, e: &ast::Expr, ret: &CType) -> Option<ast::Expr> {
+    /// A braced list that copy-list-initializes an object of type `ret`
+    /// (`return {a, b};`, a member's `{limit}` in `Cell{x, {limit}, 1}`):
+    /// as `Ret{a, b}` for a class (its constructor, or its members in
+    /// order), `{}` as `Ret()` and `{x}` as `x` for a scalar. `None` for
+    /// any other value (or a type a list cannot give, which the list's
+    /// own check reports).
+    pub(super) fn list_of_type(&self, e: &ast::Expr, ret: &CType) -> Option<ast::Expr> {
         let ast::ExprKind::BracedList(items) = &e.kind else {
             return None;
         };
@@ -1653,7 +1654,7 @@ impl Checker {
             return self.deduced_return(v, span);
         }
         let ret = self.func.ret.clone();
-        let typed_list = v.and_then(|e| self.list_of_return_type(e, &ret));
+        let typed_list = v.and_then(|e| self.list_of_type(e, &ret));
         let v = typed_list.as_ref().or(v);
         let name = self.func.fn_name.clone();
         match (v, ret == CType::Void) {

@@ -827,8 +827,10 @@ impl Checker {
                 element += usize::from(in_pack);
             }
         }
+        // A pack is the function parameter pack's elements, unless a
+        // class template-id bound it (`const tl<Ts...> &`).
         for (i, p) in t.params.iter().enumerate() {
-            if p.pack {
+            if p.pack && (args[i].is_none() || !packs[i].is_empty()) {
                 args[i] = Some(ArgValue::Pack(std::mem::take(&mut packs[i])));
             }
         }
