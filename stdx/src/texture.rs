@@ -257,20 +257,26 @@ impl Resource {
                 at[0]
             ));
         }
-        let layer = match (layer, self.layers) {
-            (None, 0) => 0,
-            (Some(l), n) if n > 0 => {
-                let last = i64::from(n) - 1;
-                match surface_index(i64::from(l as u32), last, mode, || "the layer".into())? {
-                    Some(l) => l,
-                    None => return Ok(None),
-                }
-            }
-            (Some(_), _) => return Err("a layered surface access to an array without layers".into()),
-            (None, _) => return Err("a surface access without a layer to a layered array".into()),
+        let Some(layer) = self.surface_layer(layer, mode)? else {
+            return Ok(None);
         };
         let [h, d] = [limits[1], limits[2]];
-        Ok(Some((((layer * d + at[2]) * h + at[1]) * row + at[0]) as usize))
+        let at = ((layer * d + at[2]) * h + at[1]) * row + at[0];
+        Ok(Some(at as usize))
+    }
+
+    /// The layer a surface access reaches (0 in an array without layers),
+    /// after the boundary mode; `Ok(None)` drops a `zero` access.
+    fn surface_layer(&self, layer: Option<i32>, mode: Boundary) -> Result<Option<i64>, String> {
+        match (layer, self.layers) {
+            (None, 0) => Ok(Some(0)),
+            (Some(_), 0) => Err("a layered surface access to an array without layers".into()),
+            (None, _) => Err("a surface access without a layer to a layered array".into()),
+            (Some(l), n) => {
+                let last = i64::from(n) - 1;
+                surface_index(i64::from(l as u32), last, mode, || "the layer".into())
+            }
+        }
     }
 }
 
@@ -470,7 +476,8 @@ mod tests {
         assert!(at(&[16, 0], Boundary::Trap).is_err());
         assert_eq!(at(&[16, 0], Boundary::Zero), Ok(None));
         assert_eq!(at(&[16, 5], Boundary::Clamp), Ok(Some(28)));
-        assert!(t.surface_offset(&[0, 0], Some(0), 4, Boundary::Trap).is_err());
+        let layered = t.surface_offset(&[0, 0], Some(0), 4, Boundary::Trap);
+        assert!(layered.is_err());
     }
 
     #[test]
