@@ -137,16 +137,10 @@ fn collect(forms: &mut BTreeMap<String, Form>, ptx: &str, what: &str) {
 /// (tests/programs): CUDA's device libraries, which their own issues bring.
 /// A form of the programs may fail to decode only for one of these reasons;
 /// a new reason fails the test, and a fixed one should leave this list.
-const PROGRAM_GAPS: &[(&[&str], &str)] = &[
-    (
-        &["a call of `malloc`", "a call of `free`"],
-        "the device heap (`new`/`delete`, `malloc`/`free` in device code)",
-    ),
-    (
-        &["`suld.b.a", "`sust.b.a"],
-        "layered surfaces (`surf1DLayeredread`/`surf2DLayeredwrite`: `suld`/`sust` on `.a1d`/`.a2d`)",
-    ),
-];
+const PROGRAM_GAPS: &[(&[&str], &str)] = &[(
+    &["a call of `malloc`", "a call of `free`"],
+    "the device heap (`new`/`delete`, `malloc`/`free` in device code)",
+)];
 
 /// Every program form that does not decode fails for a known reason.
 fn check_program_gaps(forms: &BTreeMap<String, Form>) {

@@ -47,7 +47,7 @@ fn every_fetch_and_surface_form_is_nvccs() {
     let src = root().join("tests/texture/forms.cu");
     let (ours, theirs) = fixture_ptx_and_nvcc(&src, &dir);
     let ours = texture_forms(&ours);
-    assert_eq!(ours.values().sum::<usize>(), 31, "{ours:#?}");
+    assert_eq!(ours.values().sum::<usize>(), 41, "{ours:#?}");
     if let Some(theirs) = theirs {
         let theirs = texture_forms(&std::fs::read_to_string(theirs).unwrap());
         assert_eq!(ours, theirs);
@@ -80,6 +80,14 @@ fn misuse_is_e0030() {
         (
             "__global__ void k(cudaSurfaceObject_t s) { surf1Dwrite(make_double2(1, 2), s, 0); }",
             "elements of type `double2`",
+        ),
+        (
+            "__global__ void k(cudaSurfaceObject_t s) { surf2DLayeredwrite(1.0f, s, 0, 0); }",
+            "wrong number of arguments",
+        ),
+        (
+            "__global__ void k(cudaSurfaceObject_t s, int m) { surf1DLayeredwrite(1, s, 0, 0, m); }",
+            "must be a constant",
         ),
     ];
     for (k, (source, says)) in cases.iter().enumerate() {
@@ -171,6 +179,72 @@ fn fetches_and_surface_accesses_give_the_hand_computed_values_on_every_engine() 
         let ptx = dir.join("nvcc.ptx");
         std::fs::write(&ptx, nvcc).unwrap();
         let theirs = fetch_run(ptx.to_str().unwrap(), "emu", &dir.join("nvcc"));
+        assert_eq!(theirs, ours);
+    }
+}
+
+/// Runs `layers` (tests/texture/layered.cu) from `input` on `engine`: a
+/// 4x2 int surface of 3 layers and a 4-element `uchar2` one of 3 layers,
+/// both holding 0, 1, 2, ...; each argument's final bytes.
+fn layered_run(input: &str, engine: &str, dir: &std::path::Path) -> Vec<Vec<u8>> {
+    let out = dir.to_str().unwrap();
+    let o = common::kernelc(&[
+        "run",
+        input,
+        "--engine",
+        engine,
+        "--out",
+        out,
+        "--kernel",
+        "layers",
+        "--grid",
+        "3",
+        "--block",
+        "4,2",
+        "i32[]:zeros:72",
+        "surf:i32:4x2:layers=3:iota",
+        "surf:u8x2:4:layers=3:iota",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    (0..3)
+        .map(|k| std::fs::read(dir.join(format!("arg{k}.bin"))).unwrap())
+        .collect()
+}
+
+#[test]
+fn layered_surface_accesses_give_the_hand_computed_values_on_every_engine() {
+    let dir = scratch("texture-layered");
+    let src = root().join("tests/texture/layered.cu");
+    let ours = layered_run(src.to_str().unwrap(), "interp", &dir.join("interp"));
+    // Element (x, y) of layer l holds 8l + 4y + x: the read, its right
+    // neighbour (0 past the row), the one two to the right (clamped).
+    let (mut read, mut right, mut clamped) = (Vec::new(), Vec::new(), Vec::new());
+    for l in 0..3 {
+        for y in 0..2 {
+            for x in 0..4 {
+                let at = |x: i32| 8 * l + 4 * y + x.min(3);
+                read.push(at(x));
+                right.push(if x < 3 { at(x + 1) } else { 0 });
+                clamped.push(at(x + 2));
+            }
+        }
+    }
+    let want: Vec<i32> = [read.clone(), right, clamped].concat();
+    assert_eq!(common::i32s(&ours[0]), want);
+    // Each element became 10 v + l; the writes past the row were dropped.
+    let written: Vec<i32> = read.iter().map(|v| v * 10 + v / 8).collect();
+    assert_eq!(common::i32s(&ours[1]), written);
+    // Each uchar2 (bytes 8l + 2x, + 1) swapped, the layer added.
+    let pairs: Vec<u8> = (0..3u8)
+        .flat_map(|l| (0..4u8).flat_map(move |x| [8 * l + 2 * x + 1, 8 * l + 2 * x + l]))
+        .collect();
+    assert_eq!(ours[2], pairs);
+    let emu = layered_run(src.to_str().unwrap(), "emu", &dir.join("emu"));
+    assert_eq!(emu, ours);
+    if let Some(nvcc) = common::nvcc_ptx(&src, "sm_90", "layered surfaces") {
+        let ptx = dir.join("nvcc.ptx");
+        std::fs::write(&ptx, nvcc).unwrap();
+        let theirs = layered_run(ptx.to_str().unwrap(), "emu", &dir.join("nvcc"));
         assert_eq!(theirs, ours);
     }
 }
@@ -268,6 +342,8 @@ const GPU_LAUNCHES: &[(&str, &str, &str, &str)] = &[
     ("surface2d", "8", "16", "f32[]:zeros:128 surf:f32:16x8:rand:3 i32:16"),
     ("surface1d", "2", "16", "surf:u8x4:32:rand:11"),
     ("surface3d", "2", "4,3", "surf:f32x4:4x3x2:rand:12"),
+    ("surface_layered2d", "3", "4,3", "surf:f32x2:4x3:layers=3:rand:13"),
+    ("surface_layered1d", "4", "8", "surf:u16x2:8:layers=4:rand:14"),
 ];
 
 /// Runs launch `l` of tests/texture/gpu.cu on `engine`; the final bytes of

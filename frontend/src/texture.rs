@@ -37,6 +37,10 @@ pub(crate) fn is_function(name: &str) -> bool {
         "surf1Dwrite",
         "surf2Dwrite",
         "surf3Dwrite",
+        "surf1DLayeredread",
+        "surf2DLayeredread",
+        "surf1DLayeredwrite",
+        "surf2DLayeredwrite",
     ];
     NAMES.contains(&name)
 }

@@ -399,7 +399,7 @@ fn accel_ops(c: &mut FuncCursor, tile: Value, global: Value, one: Value) {
     };
     c.accel(A::Tex(tex), vec![wide, half]);
     let surf = SurfOp {
-        dims: 1,
+        geom: TexGeom::D1,
         vec: 1,
         bits: 32,
         mode: SurfMode::Trap,

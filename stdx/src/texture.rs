@@ -228,12 +228,16 @@ impl Resource {
     }
 
     /// The byte offset of a surface access of `size` bytes at `coords`
-    /// (x in bytes), after the boundary mode: `Ok(None)` when a `zero`
-    /// access is outside, `Err` when a `trap` one is (or x is not a
-    /// multiple of the size).
+    /// (x in bytes) in `layer` (a layered access's), after the boundary
+    /// mode: `Ok(None)` when a `zero` access is outside, `Err` when a
+    /// `trap` one is (or x is not a multiple of the size, or the access
+    /// and the array disagree on having layers). The layer, an unsigned
+    /// index as PTX reads it, is outside at or past the array's layers
+    /// and obeys the mode like a coordinate.
     pub fn surface_offset(
         &self,
         coords: &[i32],
+        layer: Option<i32>,
         size: usize,
         mode: Boundary,
     ) -> Result<Option<usize>, String> {
@@ -241,22 +245,11 @@ impl Resource {
         let limits = [row, i64::from(self.extent[1]), i64::from(self.extent[2])];
         let mut at = [0i64; 3];
         for (d, &c) in coords.iter().enumerate().take(3) {
-            let c = i64::from(c);
             let step = if d == 0 { size as i64 } else { 1 };
-            let last = limits[d] - step;
-            at[d] = if (0..=last).contains(&c) {
-                c
-            } else {
-                match mode {
-                    Boundary::Trap => {
-                        return Err(format!(
-                            "surface coordinate {c} (axis {d}) is outside the array (trap mode)"
-                        ))
-                    }
-                    Boundary::Zero => return Ok(None),
-                    Boundary::Clamp => c.clamp(0, last.max(0)),
-                }
-            };
+            match surface_index(i64::from(c), limits[d] - step, mode, || format!("axis {d}"))? {
+                Some(i) => at[d] = i,
+                None => return Ok(None),
+            }
         }
         if at[0] % size as i64 != 0 {
             return Err(format!(
@@ -264,8 +257,48 @@ impl Resource {
                 at[0]
             ));
         }
-        let h = limits[1];
-        Ok(Some(((at[2] * h + at[1]) * row + at[0]) as usize))
+        let Some(layer) = self.surface_layer(layer, mode)? else {
+            return Ok(None);
+        };
+        let [h, d] = [limits[1], limits[2]];
+        let at = ((layer * d + at[2]) * h + at[1]) * row + at[0];
+        Ok(Some(at as usize))
+    }
+
+    /// The layer a surface access reaches (0 in an array without layers),
+    /// after the boundary mode; `Ok(None)` drops a `zero` access.
+    fn surface_layer(&self, layer: Option<i32>, mode: Boundary) -> Result<Option<i64>, String> {
+        match (layer, self.layers) {
+            (None, 0) => Ok(Some(0)),
+            (Some(_), 0) => Err("a layered surface access to an array without layers".into()),
+            (None, _) => Err("a surface access without a layer to a layered array".into()),
+            (Some(l), n) => {
+                let last = i64::from(n) - 1;
+                surface_index(i64::from(l as u32), last, mode, || "the layer".into())
+            }
+        }
+    }
+}
+
+/// A surface coordinate `c` against its last valid value, after the
+/// boundary mode: `Ok(None)` drops a `zero` access; `what` names the axis
+/// in a `trap`'s error.
+fn surface_index(
+    c: i64,
+    last: i64,
+    mode: Boundary,
+    what: impl Fn() -> String,
+) -> Result<Option<i64>, String> {
+    if (0..=last).contains(&c) {
+        return Ok(Some(c));
+    }
+    match mode {
+        Boundary::Trap => Err(format!(
+            "surface coordinate {c} ({}) is outside the array (trap mode)",
+            what()
+        )),
+        Boundary::Zero => Ok(None),
+        Boundary::Clamp => Ok(Some(c.clamp(0, last.max(0)))),
     }
 }
 
@@ -438,9 +471,27 @@ mod tests {
     #[test]
     fn surface_modes() {
         let t = float_texture(4, 2, &[0.0; 8]);
-        assert_eq!(t.surface_offset(&[4, 1], 4, Boundary::Trap), Ok(Some(20)));
-        assert!(t.surface_offset(&[16, 0], 4, Boundary::Trap).is_err());
-        assert_eq!(t.surface_offset(&[16, 0], 4, Boundary::Zero), Ok(None));
-        assert_eq!(t.surface_offset(&[16, 5], 4, Boundary::Clamp), Ok(Some(28)));
+        let at = |c: &[i32], mode| t.surface_offset(c, None, 4, mode);
+        assert_eq!(at(&[4, 1], Boundary::Trap), Ok(Some(20)));
+        assert!(at(&[16, 0], Boundary::Trap).is_err());
+        assert_eq!(at(&[16, 0], Boundary::Zero), Ok(None));
+        assert_eq!(at(&[16, 5], Boundary::Clamp), Ok(Some(28)));
+        let layered = t.surface_offset(&[0, 0], Some(0), 4, Boundary::Trap);
+        assert!(layered.is_err());
+    }
+
+    #[test]
+    fn a_layered_surface_starts_each_layer_after_the_last() {
+        let mut t = float_texture(4, 2, &[0.0; 24]);
+        t.layers = 3;
+        let at = |c: &[i32], layer, mode| t.surface_offset(c, Some(layer), 4, mode);
+        // Layer 2 starts after two layers of 4x2 floats (64 bytes).
+        assert_eq!(at(&[4, 1], 2, Boundary::Trap), Ok(Some(64 + 20)));
+        assert!(at(&[0, 0], 3, Boundary::Trap).is_err());
+        assert!(at(&[0, 0], -1, Boundary::Trap).is_err());
+        assert_eq!(at(&[0, 0], 3, Boundary::Zero), Ok(None));
+        // A negative layer is a large unsigned index: the last layer.
+        assert_eq!(at(&[0, 0], -1, Boundary::Clamp), Ok(Some(64)));
+        assert!(t.surface_offset(&[0, 0], None, 4, Boundary::Trap).is_err());
     }
 }

@@ -1,4 +1,4 @@
-__global__ void k(float* o, int* oi, cudaTextureObject_t t, cudaSurfaceObject_t s, float x, float y, float z, int i) {
+__global__ void k(float* o, int* oi, cudaTextureObject_t t, cudaSurfaceObject_t s, float x, float y, float z, int i, int l) {
   o[0] = tex1Dfetch<float>(t, i);
   oi[0] = tex1Dfetch<int>(t, i);
   oi[1] = tex1Dfetch<unsigned int>(t, i);
@@ -26,4 +26,14 @@ __global__ void k(float* o, int* oi, cudaTextureObject_t t, cudaSurfaceObject_t 
   short2 s2 = surf1Dread<short2>(s, i*4); surf1Dwrite(s2, s, i*4);
   char c1 = surf1Dread<char>(s, i); surf1Dwrite(c1, s, i);
   float2 ff = surf1Dread<float2>(s, i*8); surf1Dwrite(ff, s, i*8);
+  float lv = surf2DLayeredread<float>(s, i*4, i, l);
+  float lw; surf2DLayeredread(&lw, s, i*4, i, l, cudaBoundaryModeClamp);
+  float4 lq = surf2DLayeredread<float4>(s, i*16, i, l, cudaBoundaryModeZero);
+  uchar2 lc = surf1DLayeredread<uchar2>(s, i*2, l);
+  short ls; surf1DLayeredread(&ls, s, i*2, l);
+  surf2DLayeredwrite(lv + lw + ls, s, i*4, i, l);
+  surf2DLayeredwrite(lq, s, i*16, i, l, cudaBoundaryModeClamp);
+  surf1DLayeredwrite(lc, s, i*2, l, cudaBoundaryModeZero);
+  surf1DLayeredwrite<long long>(7, s, i*8, l);
+  surf2DLayeredwrite(make_int2(i, l), s, i*8, i, l);
 }

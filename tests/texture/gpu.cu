@@ -1,7 +1,7 @@
 // Launches tests/texture.rs runs on every engine, the GPU included, and
 // compares byte for byte: each sampler state (filters, addressing modes,
 // normalized coordinates, read modes), each rank, layered arrays,
-// tex1Dfetch, and surfaces read and written. Coordinates step across the
+// tex1Dfetch, and surfaces read and written (layered ones too). Coordinates step across the
 // array and beyond it; `s`, `sx`, `sy` scale them (1/W for normalized
 // coordinates).
 __global__ void sample1d(float4 *o, cudaTextureObject_t t, float s) {
@@ -71,4 +71,18 @@ __global__ void surface3d(cudaSurfaceObject_t s) {
   int x = threadIdx.x, y = threadIdx.y, z = blockIdx.x;
   float4 v = surf3Dread<float4>(s, 16 * x, y, z);
   surf3Dwrite(make_float4(v.w, v.x * 2.0f, v.y + z, v.z - y), s, 16 * x, y, z);
+}
+
+// One block per layer: each thread swaps its element's two channels and
+// adds the layer, in a layered 2-D array and a layered 1-D one.
+__global__ void surface_layered2d(cudaSurfaceObject_t s) {
+  int x = threadIdx.x, y = threadIdx.y, layer = blockIdx.x;
+  float2 v = surf2DLayeredread<float2>(s, 8 * x, y, layer);
+  surf2DLayeredwrite(make_float2(v.y + layer, v.x), s, 8 * x, y, layer);
+}
+
+__global__ void surface_layered1d(cudaSurfaceObject_t s) {
+  int x = threadIdx.x, layer = blockIdx.x;
+  ushort2 v = surf1DLayeredread<ushort2>(s, 4 * x, layer);
+  surf1DLayeredwrite(make_ushort2(v.y + layer, v.x), s, 4 * x, layer);
 }

@@ -35,7 +35,7 @@ impl Isel<'_> {
                 )
             }
             AccelOp::Sust(s) => {
-                let at = 1 + usize::from(s.dims);
+                let at = 1 + s.address_len();
                 let addr = self.surface_address(s, &args[..at])?;
                 let vals = args[at..]
                     .iter()
@@ -101,10 +101,11 @@ impl Isel<'_> {
         Ok((name, out))
     }
 
-    /// `[%rd1, {%r1, %r2}]`: the handle and the coordinates.
+    /// `[%rd1, {%r1, %r2}]`: the handle and the coordinates (a layered
+    /// access's layer first: `[%rd1, {%r3, %r1, %r2, %r2}]`).
     fn surface_address(&mut self, s: SurfOp, args: &[Value]) -> IselResult<AccelArg> {
         let map = self.reg(args[0])?;
-        let coords = args[1..1 + usize::from(s.dims)]
+        let coords = args[1..1 + s.address_len()]
             .iter()
             .map(|&v| self.reg(v))
             .collect::<IselResult<Vec<_>>>()?;
@@ -115,12 +116,13 @@ impl Isel<'_> {
     }
 }
 
-/// `2d.v4.b8.clamp`: the geometry, the vector, the size and the mode.
+/// `2d.v4.b8.clamp`, `a1d.b32.trap`: the geometry, the vector, the size
+/// and the mode.
 fn surface_suffix(s: SurfOp) -> String {
     let v = if s.vec == 1 {
         String::new()
     } else {
         format!(".v{}", s.vec)
     };
-    format!("{}d{v}.b{}.{}", s.dims, s.bits, s.mode.name())
+    format!("{}{v}.b{}.{}", s.geom.ptx(), s.bits, s.mode.name())
 }

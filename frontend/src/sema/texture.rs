@@ -1,10 +1,11 @@
 //! CUDA's texture fetch and surface functions on texture and surface
 //! objects (`crate::texture`): `tex2D<float>(tex, x, y)`,
-//! `surf2Dwrite(v, surf, x * 4, y)`, ... Each call is one `accel`
-//! instruction (`tex`, `suld`, `sust`; `midend::ir::TexOp`, `SurfOp`),
-//! typed here as an [`Intrinsic::Texture`] whose arguments are in the
-//! instruction's operand order (the handle, a layer, the coordinates,
-//! then a level, gradients or the value written).
+//! `surf2Dwrite(v, surf, x * 4, y)`,
+//! `surf2DLayeredread<float>(surf, x * 4, y, layer)`, ... Each call is
+//! one `accel` instruction (`tex`, `suld`, `sust`; `midend::ir::TexOp`,
+//! `SurfOp`), typed here as an [`Intrinsic::Texture`] whose arguments are
+//! in the instruction's operand order (the handle, a layer, the
+//! coordinates, then a level, gradients or the value written).
 //!
 //! The element type `T` decides the instruction: a fetch returns four
 //! 32-bit components (`f32` for `float` elements, also read as normalized
@@ -31,8 +32,8 @@ enum Func {
         lod: TexLod,
         fetch: bool,
     },
-    SurfRead(u8),
-    SurfWrite(u8),
+    SurfRead(TexGeom),
+    SurfWrite(TexGeom),
 }
 
 fn func(name: &str) -> Option<Func> {
@@ -60,12 +61,16 @@ fn func(name: &str) -> Option<Func> {
         "tex1DGrad" => tex(D1, Grad),
         "tex2DGrad" => tex(D2, Grad),
         "tex3DGrad" => tex(D3, Grad),
-        "surf1Dread" => Func::SurfRead(1),
-        "surf2Dread" => Func::SurfRead(2),
-        "surf3Dread" => Func::SurfRead(3),
-        "surf1Dwrite" => Func::SurfWrite(1),
-        "surf2Dwrite" => Func::SurfWrite(2),
-        "surf3Dwrite" => Func::SurfWrite(3),
+        "surf1Dread" => Func::SurfRead(D1),
+        "surf2Dread" => Func::SurfRead(D2),
+        "surf3Dread" => Func::SurfRead(D3),
+        "surf1DLayeredread" => Func::SurfRead(A1),
+        "surf2DLayeredread" => Func::SurfRead(A2),
+        "surf1Dwrite" => Func::SurfWrite(D1),
+        "surf2Dwrite" => Func::SurfWrite(D2),
+        "surf3Dwrite" => Func::SurfWrite(D3),
+        "surf1DLayeredwrite" => Func::SurfWrite(A1),
+        "surf2DLayeredwrite" => Func::SurfWrite(A2),
         _ => return None,
     })
 }
@@ -155,8 +160,8 @@ impl Checker {
         };
         // A write deduces `T` from its value; a read takes it written, or
         // from the pointer of its void form.
-        if let Func::SurfWrite(dims) = f {
-            return self.surf_write(name, dims, written, args, span);
+        if let Func::SurfWrite(geom) = f {
+            return self.surf_write(name, geom, written, args, span);
         }
         let (elem, out, args) = match written {
             Some(t) => (t, None, args),
@@ -188,7 +193,7 @@ impl Checker {
         };
         match f {
             Func::Tex { geom, lod, fetch } => self.tex_fetch(call, elem, geom, lod, fetch),
-            Func::SurfRead(dims) => self.surf_read(call, elem, dims),
+            Func::SurfRead(geom) => self.surf_read(call, elem, geom),
             Func::SurfWrite(_) => None,
         }
     }
@@ -308,22 +313,28 @@ impl Checker {
     }
 
     /// The handle and the coordinates of a surface access (`args` starts
-    /// at the handle), and the boundary mode after them, if written.
+    /// at the handle), and the boundary mode after them, if written. CUDA
+    /// writes a layer after the coordinates (`surf2DLayeredread<T>(s, x,
+    /// y, layer)`); the operation takes it before them, as PTX does.
     fn surf_address(
         &mut self,
         name: &str,
-        dims: u8,
+        geom: TexGeom,
         args: &[ast::Expr],
         first: usize,
         span: Span,
     ) -> Option<(Vec<Expr>, SurfMode)> {
-        let n = 1 + usize::from(dims);
+        let n = 1 + geom.dims() + usize::from(geom.layered());
         if args.len() != n && args.len() != n + 1 {
             return self.texture_arity(name, span);
         }
         let mut typed = vec![self.texture_arg(name, &args[0], &CType::ULONG, first)?];
         for (k, a) in args[1..n].iter().enumerate() {
             typed.push(self.texture_arg(name, a, &CType::INT, first + 1 + k)?);
+        }
+        if geom.layered() {
+            let layer = typed.pop()?;
+            typed.insert(1, layer);
         }
         let mode = match args.get(n) {
             None => SurfMode::Trap,
@@ -368,12 +379,12 @@ impl Checker {
         shape
     }
 
-    fn surf_read(&mut self, call: Call<'_>, elem: CType, dims: u8) -> Option<Expr> {
+    fn surf_read(&mut self, call: Call<'_>, elem: CType, geom: TexGeom) -> Option<Expr> {
         let (vec, bits) = self.surf_shape_of(call.name, &elem, call.span)?;
         let first = usize::from(call.out.is_some());
-        let (typed, mode) = self.surf_address(call.name, dims, call.args, first, call.span)?;
+        let (typed, mode) = self.surf_address(call.name, geom, call.args, first, call.span)?;
         let op = AccelOp::Suld(SurfOp {
-            dims,
+            geom,
             vec,
             bits,
             mode,
@@ -384,7 +395,7 @@ impl Checker {
     fn surf_write(
         &mut self,
         name: &str,
-        dims: u8,
+        geom: TexGeom,
         written: Option<CType>,
         args: &[ast::Expr],
         span: Span,
@@ -397,10 +408,10 @@ impl Checker {
         let (vec, bits) = self.surf_shape_of(name, &elem, span)?;
         let at = value.span;
         let value = self.assign_convert(value, &elem, &format!("argument 1 of `{name}`"), at)?;
-        let (mut typed, mode) = self.surf_address(name, dims, rest, 1, span)?;
+        let (mut typed, mode) = self.surf_address(name, geom, rest, 1, span)?;
         typed.push(value);
         let op = AccelOp::Sust(SurfOp {
-            dims,
+            geom,
             vec,
             bits,
             mode,

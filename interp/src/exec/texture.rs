@@ -67,17 +67,22 @@ impl Exec<'_> {
         argv: &[u64],
     ) -> Result<Vec<u64>, Fail> {
         let k = self.texture_index(argv[0])?;
-        let dims = usize::from(s.dims);
-        let coords: Vec<i32> = argv[1..1 + dims].iter().map(|&v| v as u32 as i32).collect();
+        let address = &argv[1..1 + s.address_len()];
+        let (layer, coords) = if s.geom.layered() {
+            (Some(address[0] as u32 as i32), &address[1..])
+        } else {
+            (None, address)
+        };
+        let coords: Vec<i32> = coords.iter().map(|&v| v as u32 as i32).collect();
         let n = usize::from(s.bits / 8);
         let size = usize::from(s.vec) * n;
         let off = self.textures[k]
-            .surface_offset(&coords, size, boundary(s.mode))
+            .surface_offset(&coords, layer, size, boundary(s.mode))
             .map_err(|m| (m, FaultKind::OutOfBounds))?;
         let data = &mut self.textures[k].data;
         if matches!(op, AccelOp::Sust(_)) {
             if let Some(off) = off {
-                for (i, v) in argv[1 + dims..].iter().enumerate() {
+                for (i, v) in argv[1 + s.address_len()..].iter().enumerate() {
                     let at = off + i * n;
                     data[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
                 }

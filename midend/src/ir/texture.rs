@@ -14,16 +14,17 @@ use super::instructions::Opcode;
 use super::types::Type;
 use core::fmt;
 
-/// How many coordinates address a texture and whether it is layered
-/// (`tex.1d`, `tex.2d`, `tex.3d`, `tex.a1d`, `tex.a2d` in PTX).
+/// How many coordinates address a texture or surface and whether it is
+/// layered (`1d`, `2d`, `3d`, `a1d`, `a2d` in PTX's `tex`, `suld` and
+/// `sust`).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TexGeom {
     D1,
     D2,
     D3,
-    /// A layered 1-D texture: an `i32` layer, then one coordinate.
+    /// A layered 1-D array: an `i32` layer, then one coordinate.
     A1,
-    /// A layered 2-D texture: an `i32` layer, then two coordinates.
+    /// A layered 2-D array: an `i32` layer, then two coordinates.
     A2,
 }
 
@@ -223,12 +224,14 @@ impl SurfMode {
 }
 
 /// `v0 = suld dim2 x1 b32 trap h, x, y` and `sust dim2 x1 b32 trap h, x,
-/// y, v`: `vec` elements (`xN`, not `vN`, which names a value) of `bits` bits at the coordinates (the first in
-/// bytes, the others in elements) of the surface `h`.
+/// y, v`: `vec` elements (`xN`, not `vN`, which names a value) of `bits`
+/// bits at the coordinates (the first in bytes, the others in elements) of
+/// the surface `h`; a layered one (`layered2`) takes its `i32` layer
+/// before them, as PTX does.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct SurfOp {
-    /// 1, 2 or 3 coordinates.
-    pub dims: u8,
+    /// The coordinates, and whether a layer comes first.
+    pub geom: TexGeom,
     /// 1, 2 or 4 elements.
     pub vec: u8,
     /// 8, 16, 32 or 64 bits each.
@@ -247,16 +250,22 @@ impl SurfOp {
         }
     }
 
-    /// The handle, then the coordinates.
+    /// The handle, the layer (layered), then the coordinates.
     pub fn address_types(self) -> Vec<Type> {
         let mut v = vec![Type::I64];
-        v.extend(vec![Type::I32; usize::from(self.dims)]);
+        v.extend(vec![Type::I32; self.address_len()]);
         v
+    }
+
+    /// How many `i32` operands address the element: the layer, if any,
+    /// and the coordinates.
+    pub fn address_len(self) -> usize {
+        usize::from(self.geom.layered()) + self.geom.dims()
     }
 
     pub fn modifiers(self) -> Vec<String> {
         vec![
-            format!("dim{}", self.dims),
+            self.geom.word().to_string(),
             format!("x{}", self.vec),
             format!("b{}", self.bits),
             self.mode.name().into(),
@@ -281,13 +290,12 @@ impl SurfOp {
             .into_iter()
             .find(|x| x.name() == *m)
             .ok_or_else(|| TexModifierError::word(TexWord::SurfMode, m))?;
-        let d = d
-            .strip_prefix("dim")
-            .and_then(|n| n.parse::<u8>().ok())
-            .filter(|n| (1..=3).contains(n))
+        let geom = TexGeom::ALL
+            .into_iter()
+            .find(|g| g.word() == *d)
             .ok_or_else(|| TexModifierError::word(TexWord::SurfDims, d))?;
         Ok(SurfOp {
-            dims: d,
+            geom,
             vec: num(v, 'x', &[1, 2, 4])?,
             bits: num(b, 'b', &[8, 16, 32, 64])?,
             mode,
@@ -298,11 +306,8 @@ impl SurfOp {
     pub fn modifier_error(self) -> Option<String> {
         let valid_vec = matches!(self.vec, 1 | 2 | 4);
         let valid_bits = matches!(self.bits, 8 | 16 | 32 | 64);
-        if !valid_vec || !valid_bits || !(1..=3).contains(&self.dims) {
-            return Some(
-                "a surface access has 1 to 3 coordinates and 1, 2 or 4 elements of 8 to 64 bits"
-                    .into(),
-            );
+        if !valid_vec || !valid_bits {
+            return Some("a surface access moves 1, 2 or 4 elements of 8 to 64 bits".into());
         }
         if u32::from(self.vec) * u32::from(self.bits) > 128 {
             return Some("a surface access moves at most 128 bits".into());
@@ -369,7 +374,8 @@ pub enum TexWord {
     Type,
     /// `trap`, `clamp` or `zero`.
     SurfMode,
-    /// `dim1`, `dim2` or `dim3`.
+    /// `dim1`, `dim2`, `dim3`, `layered1` or `layered2` (a surface's
+    /// [`TexGeom`]).
     SurfDims,
 }
 
@@ -379,7 +385,7 @@ impl fmt::Display for TexWord {
             TexWord::Geometry => "a texture geometry",
             TexWord::Type => "'f32', 's32' or 'u32'",
             TexWord::SurfMode => "'trap', 'clamp' or 'zero'",
-            TexWord::SurfDims => "'dim1', 'dim2' or 'dim3'",
+            TexWord::SurfDims => "'dim1', 'dim2', 'dim3', 'layered1' or 'layered2'",
         })
     }
 }
@@ -403,16 +409,18 @@ mod tests {
                 assert_eq!(TexOp::from_modifiers(&words), Ok(op));
             }
         }
-        let op = SurfOp {
-            dims: 3,
-            vec: 4,
-            bits: 8,
-            mode: SurfMode::Zero,
-        };
-        let words = op.modifiers();
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        assert_eq!(SurfOp::from_modifiers(Opcode::Suld, &words), Ok(op));
-        assert!(SurfOp { bits: 64, ..op }.modifier_error().is_some());
+        for geom in TexGeom::ALL {
+            let op = SurfOp {
+                geom,
+                vec: 4,
+                bits: 8,
+                mode: SurfMode::Zero,
+            };
+            let words = op.modifiers();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            assert_eq!(SurfOp::from_modifiers(Opcode::Suld, &words), Ok(op));
+            assert!(SurfOp { bits: 64, ..op }.modifier_error().is_some());
+        }
     }
 
     #[test]

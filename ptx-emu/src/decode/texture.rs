@@ -26,7 +26,10 @@ pub struct Tex {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Surf {
     pub store: bool,
+    /// Coordinates within a layer (1 to 3).
     pub dims: usize,
+    /// `.a1d`/`.a2d`: the layer comes before the coordinates.
+    pub layered: bool,
     pub vec: usize,
     pub bits: u32,
     pub mode: Boundary,
@@ -85,9 +88,15 @@ fn tex(p: &Parts) -> Result<Tex, DecodeError> {
 
 fn surf(p: &Parts) -> Result<Surf, DecodeError> {
     let store = p.opcode == "sust";
-    let dims = p
+    let (dims, layered) = p
         .mods
-        .first_of(&[("1d", 1), ("2d", 2), ("3d", 3)])
+        .first_of(&[
+            ("1d", (1, false)),
+            ("2d", (2, false)),
+            ("3d", (3, false)),
+            ("a1d", (1, true)),
+            ("a2d", (2, true)),
+        ])
         .ok_or_else(|| p.unsupported())?;
     let vec = p.mods.first_of(&[("v2", 2), ("v4", 4)]).unwrap_or(1);
     let ty = p.mods.last_type().ok_or_else(|| p.unsupported())?;
@@ -106,6 +115,7 @@ fn surf(p: &Parts) -> Result<Surf, DecodeError> {
     Ok(Surf {
         store,
         dims,
+        layered,
         vec,
         bits: ty.bits,
         mode,

@@ -72,13 +72,17 @@ impl Exec<'_> {
 
     pub(super) fn surf(&mut self, t: &mut Thread, inst: &Inst, s: Surf) -> R<Flow> {
         let (k, coords) = self.object(t, arg(inst, usize::from(!s.store))?)?;
+        let (layer, coords) = match coords {
+            [l, rest @ ..] if s.layered => (Some(self.get(t, l, Ty::S32)? as u32 as i32), rest),
+            _ => (None, coords),
+        };
         let mut at = Vec::new();
         for o in coords.iter().take(s.dims) {
             at.push(self.get(t, o, Ty::S32)? as u32 as i32);
         }
         let size = s.vec * (s.bits as usize / 8);
         let off = self.setup.textures[k]
-            .surface_offset(&at, size, s.mode)
+            .surface_offset(&at, layer, size, s.mode)
             .map_err(|m| e(FaultKind::OutOfBounds, m))?;
         let ty = Ty {
             kind: Kind::B,
