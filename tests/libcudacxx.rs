@@ -17,7 +17,10 @@ const KERNELS: [(&str, &[&str]); 7] = [
         "_Z6traitsPKN4cuda3std3__417integral_constantIiLi3EEEPi",
         &["u8[]:zeros:1", "i32[]:zeros:320"],
     ),
-    ("_Z6taggedIN4cuda3std3__47is_sameIifEEEvPi", &["i32[]:zeros:32"]),
+    (
+        "_Z6taggedIN4cuda3std3__47is_sameIifEEEvPi",
+        &["i32[]:zeros:32"],
+    ),
     (
         "_Z6taggedIN4cuda3std3__417integral_constantIbLb1EEEEvPi",
         &["i32[]:zeros:32"],
@@ -51,11 +54,7 @@ fn traits_tuples_functors_and_spans_are_nvccs() {
         assert!(text.contains(&format!(".entry {kernel}(")), "{kernel}");
         let run = |file: &Path, engine: &str| launch(file, engine, (kernel, args), &dir, k);
         let ours = run(&dir.join("kernelc.ptx"), "emu");
-        assert_eq!(
-            ours,
-            run(&src, "interp"),
-            "{kernel}: the interpreter"
-        );
+        assert_eq!(ours, run(&src, "interp"), "{kernel}: the interpreter");
         expected(kernel, &ours);
         if let Some(theirs) = &theirs {
             let theirs = run(theirs, "emu");
@@ -69,10 +68,16 @@ fn expected(kernel: &str, bufs: &[Vec<u8>]) {
     match kernel {
         "_Z6traitsPKN4cuda3std3__417integral_constantIiLi3EEEPi" => traits(&words(&bufs[1])),
         "_Z6taggedIN4cuda3std3__47is_sameIifEEEvPi" => {
-            assert!(words(&bufs[0]).iter().enumerate().all(|(t, &v)| v == 2 * t as i32));
+            assert!(words(&bufs[0])
+                .iter()
+                .enumerate()
+                .all(|(t, &v)| v == 2 * t as i32));
         }
         "_Z6taggedIN4cuda3std3__417integral_constantIbLb1EEEEvPi" => {
-            assert!(words(&bufs[0]).iter().enumerate().all(|(t, &v)| v == 1 + 2 * t as i32));
+            assert!(words(&bufs[0])
+                .iter()
+                .enumerate()
+                .all(|(t, &v)| v == 1 + 2 * t as i32));
         }
         "_Z6tuplesPKfPi" => tuples(&floats(&bufs[0]), &words(&bufs[1])),
         "_Z8functorsPKiPi" => functors(&words(&bufs[0]), &words(&bufs[1])),
@@ -91,7 +96,11 @@ fn traits(out: &[i32]) {
     // The bits of `traitBits` for int, unsigned, float and int *.
     let bits = 213 | 217 << 8 | 150 << 16 | 160u32 << 24;
     for (i, o) in out.chunks(5).enumerate() {
-        assert_eq!(o, [10 + i as i32, 21, bits as i32, 3, 32767 + 8], "thread {i}");
+        assert_eq!(
+            o,
+            [10 + i as i32, 21, bits as i32, 3, 32767 + 8],
+            "thread {i}"
+        );
     }
 }
 
@@ -117,11 +126,16 @@ fn functors(input: &[i32], out: &[i32]) {
         let fold = |f: fn(i32, i32) -> i32| v[1..].iter().fold(v[0], |a, &b| f(a, b));
         let difference = fold(i32::wrapping_sub) ^ fold(i32::wrapping_add);
         let product = fold(i32::wrapping_mul).wrapping_add(fold(i32::max));
-        let quotients =
-            v[0].wrapping_div(v[1] | 1).wrapping_add(v[2].wrapping_rem(v[3] | 1));
+        let quotients = v[0]
+            .wrapping_div(v[1] | 1)
+            .wrapping_add(v[2].wrapping_rem(v[3] | 1));
         assert_eq!(o[0], difference, "thread {i}");
         assert_eq!(o[1], product, "thread {i}");
-        assert_eq!(o[2], fold(|a, b| a ^ b).wrapping_sub(fold(i32::min)), "thread {i}");
+        assert_eq!(
+            o[2],
+            fold(|a, b| a ^ b).wrapping_sub(fold(i32::min)),
+            "thread {i}"
+        );
         assert_eq!(o[3], quotients, "thread {i}");
         let order = (v[0] < v[1]) as i32
             | ((v[0] > v[1]) as i32) << 1
@@ -167,7 +181,11 @@ fn the_tuple_header_is_its_scripts_output() {
             return;
         }
     };
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let header = std::fs::read(root.join("frontend/headers/cuda_std/tuple.h")).unwrap();
     assert!(
         out.stdout == header,
@@ -178,10 +196,23 @@ fn the_tuple_header_is_its_scripts_output() {
 /// The buffers of launch `k` of `file` (PTX or, for the interpreter, the
 /// source, compiled unfused as the PTX was) over 2 blocks of 32 threads,
 /// written under `dir`.
-fn launch(file: &Path, engine: &str, kernel: (&str, &[&str]), dir: &Path, k: usize) -> Vec<Vec<u8>> {
+fn launch(
+    file: &Path,
+    engine: &str,
+    kernel: (&str, &[&str]),
+    dir: &Path,
+    k: usize,
+) -> Vec<Vec<u8>> {
     let shape = ["--grid", "2", "--block", "32", "-fmad=false"];
-    let shape = if engine == "interp" { &shape[..] } else { &shape[..4] };
-    let out = dir.join(format!("{engine}-{}{k}", file.file_stem().unwrap().to_string_lossy()));
+    let shape = if engine == "interp" {
+        &shape[..]
+    } else {
+        &shape[..4]
+    };
+    let out = dir.join(format!(
+        "{engine}-{}{k}",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
     common::launch_buffers(file, engine, kernel, &out, shape)
         .into_iter()
         .flatten()

@@ -1268,7 +1268,11 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
 /// (`T v` of `integral_constant<class T, T v>`, read as `int` until bound)
 /// replaced by that parameter's argument in `known`, so the value is of
 /// that type and is named so (`Lb1E`, `Ls2E`).
-fn with_bound_type(p: &TemplateParam, params: &[TemplateParam], known: &[ArgValue]) -> TemplateParam {
+fn with_bound_type(
+    p: &TemplateParam,
+    params: &[TemplateParam],
+    known: &[ArgValue],
+) -> TemplateParam {
     let mut p = p.clone();
     let named = match p.dependent_type.as_deref() {
         Some([t]) if t.kind == TokenKind::Ident => params.iter().position(|q| q.name == t.text),
