@@ -162,6 +162,42 @@ fn spans(input: &[f32], out: &[f32]) {
     }
 }
 
+/// `<cuda/std/functional>` and CUB's header share `plus`, `maximum` and
+/// `minimum`: either may come first, and a kernel uses both.
+#[test]
+fn functional_and_cub_headers_include_in_either_order() {
+    let dir = common::scratch("functional_and_cub");
+    let kernel = "__global__ void k(int *o) {\n\
+                  typedef cub::WarpReduce<int> R;\n\
+                  __shared__ R::TempStorage t;\n\
+                  o[0] = R(t).Reduce(o[1], cuda::maximum<>()) + cuda::std::minus<int>()(3, 1) +\n\
+                         cuda::std::plus<>()(1, 2) + cuda::minimum<int>()(4, 5);\n}\n";
+    let orders = [
+        ["cuda/std/functional", "cub/warp/warp_reduce.cuh"],
+        ["cub/warp/warp_reduce.cuh", "cuda/functional"],
+    ];
+    for (k, [first, second]) in orders.iter().enumerate() {
+        let src = dir.join(format!("order{k}.cu"));
+        let ptx = dir.join(format!("order{k}.ptx"));
+        let text = format!("#include <{first}>\n#include <{second}>\n{kernel}");
+        std::fs::write(&src, text).unwrap();
+        let o = common::kernelc(&[
+            src.to_str().unwrap(),
+            "-arch=sm_80",
+            "-o",
+            ptx.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{first}, {second}: {}",
+            common::stderr(&o)
+        );
+        assert!(common::stderr(&o).is_empty(), "{}", common::stderr(&o));
+        let ptx = std::fs::read_to_string(&ptx).unwrap();
+        common::assert_ptxas_accepts(&ptx, "sm_80", &format!("{first}, then {second}"));
+    }
+}
+
 /// `frontend/headers/cuda_std/tuple.h` is what `scripts/cuda-std-tuple`
 /// writes: an edit of the header alone would be lost at the next run.
 #[test]
