@@ -1,70 +1,69 @@
-// <type_traits> for kernelc: the traits device code uses, written for
-// kernelc as class templates (frontend/src/parser/class_templates.rs).
-// `cuda::std::` names the same templates (<cuda/std/type_traits>).
-#pragma once
+// The body of kernelc's <type_traits> and <cuda/std/type_traits>: the
+// traits device code uses, written for kernelc as class templates
+// (frontend/src/parser/class_templates.rs). Read twice by
+// type_traits_namespaces.h, once in `std` and once in libcu++'s
+// `cuda::std::__4`, with __KERNELC_TRAITS_FN the execution space of
+// `integral_constant`'s functions. No #pragma once, on purpose.
 
-namespace std {
-
-// The base of a program's own traits (`struct is_half<__half> :
-// std::true_type {};`). Its functions are constexpr host functions, as the
-// host compiler's: device code may call them (`is_half<T>()`, `trait{}()`)
-// only under --expt-relaxed-constexpr; `::value` is a constant anywhere.
+// The base of every trait here and of a program's own (`struct
+// is_half<__half> : std::true_type {};`). In `std` its functions are
+// constexpr host functions, as the host compiler's: device code may call
+// them (`is_half<T>()`, `trait{}()`) only under --expt-relaxed-constexpr;
+// libcu++'s are __host__ __device__. `::value` is a constant anywhere.
 template <class T, T v> struct integral_constant {
   static constexpr T value = v;
   typedef T value_type;
   typedef integral_constant type;
-  constexpr operator value_type() const { return value; }
-  constexpr value_type operator()() const { return value; }
+  __KERNELC_TRAITS_FN constexpr operator value_type() const noexcept { return value; }
+  __KERNELC_TRAITS_FN constexpr value_type operator()() const noexcept { return value; }
 };
 typedef integral_constant<bool, true> true_type;
 typedef integral_constant<bool, false> false_type;
 template <bool B> using bool_constant = integral_constant<bool, B>;
 
-template <class T, class U> struct is_same { static constexpr bool value = false; };
-template <class T> struct is_same<T, T> { static constexpr bool value = true; };
+template <class T, class U> struct is_same : false_type {};
+template <class T> struct is_same<T, T> : true_type {};
 
-template <class T> struct is_integral { static constexpr bool value = false; };
-template <> struct is_integral<bool> { static constexpr bool value = true; };
-template <> struct is_integral<char> { static constexpr bool value = true; };
-template <> struct is_integral<signed char> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned char> { static constexpr bool value = true; };
-template <> struct is_integral<short> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned short> { static constexpr bool value = true; };
-template <> struct is_integral<int> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned int> { static constexpr bool value = true; };
-template <> struct is_integral<long> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned long> { static constexpr bool value = true; };
-template <> struct is_integral<long long> { static constexpr bool value = true; };
-template <> struct is_integral<unsigned long long> { static constexpr bool value = true; };
+template <class T> struct is_integral : false_type {};
+template <> struct is_integral<bool> : true_type {};
+template <> struct is_integral<char> : true_type {};
+template <> struct is_integral<signed char> : true_type {};
+template <> struct is_integral<unsigned char> : true_type {};
+template <> struct is_integral<short> : true_type {};
+template <> struct is_integral<unsigned short> : true_type {};
+template <> struct is_integral<int> : true_type {};
+template <> struct is_integral<unsigned int> : true_type {};
+template <> struct is_integral<long> : true_type {};
+template <> struct is_integral<unsigned long> : true_type {};
+template <> struct is_integral<long long> : true_type {};
+template <> struct is_integral<unsigned long long> : true_type {};
 
-template <class T> struct is_floating_point { static constexpr bool value = false; };
-template <> struct is_floating_point<float> { static constexpr bool value = true; };
-template <> struct is_floating_point<double> { static constexpr bool value = true; };
+template <class T> struct is_floating_point : false_type {};
+template <> struct is_floating_point<float> : true_type {};
+template <> struct is_floating_point<double> : true_type {};
 
-template <class T> struct is_arithmetic {
-  static constexpr bool value = is_integral<T>::value || is_floating_point<T>::value;
-};
+template <class T>
+struct is_arithmetic : bool_constant<is_integral<T>::value || is_floating_point<T>::value> {};
 
-template <class T> struct is_signed { static constexpr bool value = false; };
-template <> struct is_signed<signed char> { static constexpr bool value = true; };
-template <> struct is_signed<char> { static constexpr bool value = true; };
-template <> struct is_signed<short> { static constexpr bool value = true; };
-template <> struct is_signed<int> { static constexpr bool value = true; };
-template <> struct is_signed<long> { static constexpr bool value = true; };
-template <> struct is_signed<long long> { static constexpr bool value = true; };
-template <> struct is_signed<float> { static constexpr bool value = true; };
-template <> struct is_signed<double> { static constexpr bool value = true; };
+template <class T> struct is_signed : false_type {};
+template <> struct is_signed<signed char> : true_type {};
+template <> struct is_signed<char> : true_type {};
+template <> struct is_signed<short> : true_type {};
+template <> struct is_signed<int> : true_type {};
+template <> struct is_signed<long> : true_type {};
+template <> struct is_signed<long long> : true_type {};
+template <> struct is_signed<float> : true_type {};
+template <> struct is_signed<double> : true_type {};
 
-template <class T> struct is_unsigned {
-  static constexpr bool value = is_integral<T>::value && !is_signed<T>::value;
-};
+template <class T>
+struct is_unsigned : bool_constant<is_integral<T>::value && !is_signed<T>::value> {};
 
-template <class T> struct is_pointer { static constexpr bool value = false; };
-template <class T> struct is_pointer<T *> { static constexpr bool value = true; };
-template <class T> struct is_pointer<T *const> { static constexpr bool value = true; };
+template <class T> struct is_pointer : false_type {};
+template <class T> struct is_pointer<T *> : true_type {};
+template <class T> struct is_pointer<T *const> : true_type {};
 
-template <class T> struct is_const { static constexpr bool value = false; };
-template <class T> struct is_const<const T> { static constexpr bool value = true; };
+template <class T> struct is_const : false_type {};
+template <class T> struct is_const<const T> : true_type {};
 
 template <class T> struct remove_const { typedef T type; };
 template <class T> struct remove_const<const T> { typedef T type; };
@@ -78,10 +77,10 @@ template <class T> struct remove_pointer { typedef T type; };
 template <class T> struct remove_pointer<T *> { typedef T type; };
 // References: kernelc's template arguments are lvalue references at most
 // (`float &`; an rvalue reference type is no argument it takes).
-template <class T> struct is_reference { static constexpr bool value = false; };
-template <class T> struct is_reference<T &> { static constexpr bool value = true; };
-template <class T> struct is_lvalue_reference { static constexpr bool value = false; };
-template <class T> struct is_lvalue_reference<T &> { static constexpr bool value = true; };
+template <class T> struct is_reference : false_type {};
+template <class T> struct is_reference<T &> : true_type {};
+template <class T> struct is_lvalue_reference : false_type {};
+template <class T> struct is_lvalue_reference<T &> : true_type {};
 template <class T> struct remove_reference { typedef T type; };
 template <class T> struct remove_reference<T &> { typedef T type; };
 template <class T> struct remove_cvref { typedef typename remove_cv<T>::type type; };
@@ -119,11 +118,3 @@ template <class T> using remove_cvref_t = typename remove_cvref<T>::type;
 template <class T> using decay_t = typename decay<T>::type;
 template <bool B, class T = void> using enable_if_t = typename enable_if<B, T>::type;
 template <bool B, class T, class F> using conditional_t = typename conditional<B, T, F>::type;
-
-} // namespace std
-
-namespace cuda {
-namespace std {
-using namespace ::std;
-} // namespace std
-} // namespace cuda

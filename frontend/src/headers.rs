@@ -162,9 +162,16 @@ fn declares_cub_device_algorithms(name: &str) -> bool {
 /// The pseudo path of `<type_traits>`'s text in diagnostics.
 const TYPE_TRAITS_PATH: &str = "<kernelc>/type_traits";
 
-/// `<type_traits>` (and `<cuda/std/type_traits>`): the traits as class
-/// templates kernelc compiles (`frontend/headers/type_traits.h`).
+/// `<type_traits>` and `<cuda/std/type_traits>`: the traits in `std` and
+/// in `cuda::std::__4` (`frontend/headers/type_traits_namespaces.h`), whose
+/// body, read once in each namespace, is `<__kernelc/type_traits.h>`.
 fn type_traits() -> &'static str {
+    include_str!("../headers/type_traits_namespaces.h")
+}
+
+/// The traits as class templates kernelc compiles
+/// (`frontend/headers/type_traits.h`).
+fn type_traits_body() -> &'static str {
     include_str!("../headers/type_traits.h")
 }
 
@@ -215,8 +222,9 @@ fn cuda_pipeline() -> &'static str {
 /// The part of libcu++ kernelc provides as source
 /// (`frontend/headers/cuda_std/`): `<cuda/std/utility>`'s `pair` and
 /// `swap` (`move` and `forward` are built in, `sema/expr.rs`), `array`,
-/// `algorithm`'s `min`, `max` and `clamp`, `tuple` and `complex`, each in libcu++'s
-/// inline namespace `cuda::std::__4`, which nvcc's names spell out.
+/// `algorithm`'s `min`, `max` and `clamp`, `tuple`, `complex`, `span` and
+/// `functional`'s function objects, each in libcu++'s inline namespace
+/// `cuda::std::__4`, which nvcc's names spell out.
 fn libcudacxx(name: &str) -> Header {
     let (path, text): (&'static str, fn() -> &'static str) = match name {
         "cuda/std/utility" => ("<kernelc>/cuda/std/utility", || {
@@ -230,6 +238,12 @@ fn libcudacxx(name: &str) -> Header {
         }),
         "cuda/std/tuple" => ("<kernelc>/cuda/std/tuple", || {
             include_str!("../headers/cuda_std/tuple.h")
+        }),
+        "cuda/std/span" => ("<kernelc>/cuda/std/span", || {
+            include_str!("../headers/cuda_std/span.h")
+        }),
+        "cuda/std/functional" | "cuda/functional" => ("<kernelc>/cuda/std/functional", || {
+            include_str!("../headers/cuda_std/functional.h")
         }),
         _ => ("<kernelc>/cuda/std/complex", || {
             include_str!("../headers/cuda_std/complex.h")
@@ -570,6 +584,10 @@ pub(crate) fn header(name: &str) -> Option<Header> {
             path: "<kernelc>/limits",
             text: limits,
         },
+        "__kernelc/type_traits.h" => Header::Source {
+            path: "<kernelc>/type_traits.h",
+            text: type_traits_body,
+        },
         "__kernelc/numeric_limits.h" => Header::Source {
             path: "<kernelc>/numeric_limits.h",
             text: numeric_limits_body,
@@ -596,7 +614,9 @@ pub(crate) fn header(name: &str) -> Option<Header> {
         },
         "cuda/std/cstddef" => Header::Macros(none),
         "cuda/std/utility" | "cuda/std/array" | "cuda/std/algorithm" | "cuda/std/complex"
-        | "cuda/std/tuple" => libcudacxx(name),
+        | "cuda/std/tuple" | "cuda/std/span" | "cuda/std/functional" | "cuda/functional" => {
+            libcudacxx(name)
+        }
         "type_traits" | "cuda/std/type_traits" => Header::Source {
             path: TYPE_TRAITS_PATH,
             text: type_traits,

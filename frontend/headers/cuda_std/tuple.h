@@ -1,11 +1,13 @@
 // <cuda/std/tuple> for kernelc (written by scripts/cuda-std-tuple: edit
 // that, not this): libcu++'s `tuple` of up to 8 elements in
 // `cuda::std::__4` (nvcc's names: `N4cuda3std3__45tupleIJfffEEE`), with
-// `get<I>`, `make_tuple`, `tie`, `ignore` and `tuple_size`. Each arity is a
+// `get<I>`, `make_tuple`, `tie`, `ignore`, `tuple_size`, `tuple_element`,
+// the comparisons and `apply`. Each arity is a
 // partial specialization whose elements are public members in order, so a
 // structured binding (`auto [s, lo, hi] = t;`) decomposes it as C++'s
 // tuple protocol would.
 #pragma once
+#include <cuda/std/type_traits>
 #include <cuda/std/utility>
 
 namespace cuda {
@@ -535,33 +537,422 @@ struct __ignore_t {
 __device__ const __ignore_t ignore{};
 
 template <class T> struct tuple_size;
-template <> struct tuple_size<tuple<>> {
-  static constexpr size_t value = 0;
+template <> struct tuple_size<tuple<>> : integral_constant<size_t, 0> {};
+template <class A>
+struct tuple_size<tuple<A>> : integral_constant<size_t, 1> {};
+template <class A, class B>
+struct tuple_size<tuple<A, B>> : integral_constant<size_t, 2> {};
+template <class A, class B, class C>
+struct tuple_size<tuple<A, B, C>> : integral_constant<size_t, 3> {};
+template <class A, class B, class C, class D>
+struct tuple_size<tuple<A, B, C, D>> : integral_constant<size_t, 4> {};
+template <class A, class B, class C, class D, class E>
+struct tuple_size<tuple<A, B, C, D, E>> : integral_constant<size_t, 5> {};
+template <class A, class B, class C, class D, class E, class F>
+struct tuple_size<tuple<A, B, C, D, E, F>> : integral_constant<size_t, 6> {};
+template <class A, class B, class C, class D, class E, class F, class G>
+struct tuple_size<tuple<A, B, C, D, E, F, G>> : integral_constant<size_t, 7> {};
+template <class A, class B, class C, class D, class E, class F, class G, class H>
+struct tuple_size<tuple<A, B, C, D, E, F, G, H>> : integral_constant<size_t, 8> {};
+
+// The type of element I: one partial specialization an index and length.
+template <size_t I, class T> struct tuple_element;
+template <class A> struct tuple_element<0, tuple<A>> {
+  typedef A type;
 };
-template <class A> struct tuple_size<tuple<A>> {
-  static constexpr size_t value = 1;
+template <class A, class B> struct tuple_element<0, tuple<A, B>> {
+  typedef A type;
 };
-template <class A, class B> struct tuple_size<tuple<A, B>> {
-  static constexpr size_t value = 2;
+template <class A, class B> struct tuple_element<1, tuple<A, B>> {
+  typedef B type;
 };
-template <class A, class B, class C> struct tuple_size<tuple<A, B, C>> {
-  static constexpr size_t value = 3;
+template <class A, class B, class C> struct tuple_element<0, tuple<A, B, C>> {
+  typedef A type;
 };
-template <class A, class B, class C, class D> struct tuple_size<tuple<A, B, C, D>> {
-  static constexpr size_t value = 4;
+template <class A, class B, class C> struct tuple_element<1, tuple<A, B, C>> {
+  typedef B type;
 };
-template <class A, class B, class C, class D, class E> struct tuple_size<tuple<A, B, C, D, E>> {
-  static constexpr size_t value = 5;
+template <class A, class B, class C> struct tuple_element<2, tuple<A, B, C>> {
+  typedef C type;
 };
-template <class A, class B, class C, class D, class E, class F> struct tuple_size<tuple<A, B, C, D, E, F>> {
-  static constexpr size_t value = 6;
+template <class A, class B, class C, class D> struct tuple_element<0, tuple<A, B, C, D>> {
+  typedef A type;
 };
-template <class A, class B, class C, class D, class E, class F, class G> struct tuple_size<tuple<A, B, C, D, E, F, G>> {
-  static constexpr size_t value = 7;
+template <class A, class B, class C, class D> struct tuple_element<1, tuple<A, B, C, D>> {
+  typedef B type;
 };
-template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_size<tuple<A, B, C, D, E, F, G, H>> {
-  static constexpr size_t value = 8;
+template <class A, class B, class C, class D> struct tuple_element<2, tuple<A, B, C, D>> {
+  typedef C type;
 };
+template <class A, class B, class C, class D> struct tuple_element<3, tuple<A, B, C, D>> {
+  typedef D type;
+};
+template <class A, class B, class C, class D, class E> struct tuple_element<0, tuple<A, B, C, D, E>> {
+  typedef A type;
+};
+template <class A, class B, class C, class D, class E> struct tuple_element<1, tuple<A, B, C, D, E>> {
+  typedef B type;
+};
+template <class A, class B, class C, class D, class E> struct tuple_element<2, tuple<A, B, C, D, E>> {
+  typedef C type;
+};
+template <class A, class B, class C, class D, class E> struct tuple_element<3, tuple<A, B, C, D, E>> {
+  typedef D type;
+};
+template <class A, class B, class C, class D, class E> struct tuple_element<4, tuple<A, B, C, D, E>> {
+  typedef E type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<0, tuple<A, B, C, D, E, F>> {
+  typedef A type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<1, tuple<A, B, C, D, E, F>> {
+  typedef B type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<2, tuple<A, B, C, D, E, F>> {
+  typedef C type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<3, tuple<A, B, C, D, E, F>> {
+  typedef D type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<4, tuple<A, B, C, D, E, F>> {
+  typedef E type;
+};
+template <class A, class B, class C, class D, class E, class F> struct tuple_element<5, tuple<A, B, C, D, E, F>> {
+  typedef F type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<0, tuple<A, B, C, D, E, F, G>> {
+  typedef A type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<1, tuple<A, B, C, D, E, F, G>> {
+  typedef B type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<2, tuple<A, B, C, D, E, F, G>> {
+  typedef C type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<3, tuple<A, B, C, D, E, F, G>> {
+  typedef D type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<4, tuple<A, B, C, D, E, F, G>> {
+  typedef E type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<5, tuple<A, B, C, D, E, F, G>> {
+  typedef F type;
+};
+template <class A, class B, class C, class D, class E, class F, class G> struct tuple_element<6, tuple<A, B, C, D, E, F, G>> {
+  typedef G type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<0, tuple<A, B, C, D, E, F, G, H>> {
+  typedef A type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<1, tuple<A, B, C, D, E, F, G, H>> {
+  typedef B type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<2, tuple<A, B, C, D, E, F, G, H>> {
+  typedef C type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<3, tuple<A, B, C, D, E, F, G, H>> {
+  typedef D type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<4, tuple<A, B, C, D, E, F, G, H>> {
+  typedef E type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<5, tuple<A, B, C, D, E, F, G, H>> {
+  typedef F type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<6, tuple<A, B, C, D, E, F, G, H>> {
+  typedef G type;
+};
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct tuple_element<7, tuple<A, B, C, D, E, F, G, H>> {
+  typedef H type;
+};
+template <size_t I, class T> using tuple_element_t = typename tuple_element<I, T>::type;
+
+// Tuples of one length compare element by element: `==` all equal, `<`
+// lexicographically (by `<` alone, as C++'s), the others from those two.
+__host__ __device__ constexpr bool operator==(const tuple<> &x, const tuple<> &y) {
+  return true;
+}
+__host__ __device__ constexpr bool operator<(const tuple<> &x, const tuple<> &y) {
+  return false;
+}
+__host__ __device__ constexpr bool operator!=(const tuple<> &x, const tuple<> &y) {
+  return !(x == y);
+}
+__host__ __device__ constexpr bool operator>(const tuple<> &x, const tuple<> &y) {
+  return y < x;
+}
+__host__ __device__ constexpr bool operator<=(const tuple<> &x, const tuple<> &y) {
+  return !(y < x);
+}
+__host__ __device__ constexpr bool operator>=(const tuple<> &x, const tuple<> &y) {
+  return !(x < y);
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator==(const tuple<A> &x, const tuple<UA> &y) {
+  return x.__0 == y.__0;
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator<(const tuple<A> &x, const tuple<UA> &y) {
+  return x.__0 < y.__0;
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator!=(const tuple<A> &x, const tuple<UA> &y) {
+  return !(x == y);
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator>(const tuple<A> &x, const tuple<UA> &y) {
+  return y < x;
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator<=(const tuple<A> &x, const tuple<UA> &y) {
+  return !(y < x);
+}
+template <class A, class UA>
+__host__ __device__ constexpr bool operator>=(const tuple<A> &x, const tuple<UA> &y) {
+  return !(x < y);
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator==(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1;
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator<(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1));
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return !(x == y);
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator>(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return y < x;
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return !(y < x);
+}
+template <class A, class B, class UA, class UB>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B> &x, const tuple<UA, UB> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2;
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2))));
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class UA, class UB, class UC>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C> &x, const tuple<UA, UB, UC> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2 && x.__3 == y.__3;
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2 || (!(y.__2 < x.__2) && (x.__3 < y.__3))))));
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class D, class UA, class UB, class UC, class UD>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C, D> &x, const tuple<UA, UB, UC, UD> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2 && x.__3 == y.__3 && x.__4 == y.__4;
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2 || (!(y.__2 < x.__2) && (x.__3 < y.__3 || (!(y.__3 < x.__3) && (x.__4 < y.__4))))))));
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class D, class E, class UA, class UB, class UC, class UD, class UE>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C, D, E> &x, const tuple<UA, UB, UC, UD, UE> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2 && x.__3 == y.__3 && x.__4 == y.__4 && x.__5 == y.__5;
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2 || (!(y.__2 < x.__2) && (x.__3 < y.__3 || (!(y.__3 < x.__3) && (x.__4 < y.__4 || (!(y.__4 < x.__4) && (x.__5 < y.__5))))))))));
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class D, class E, class F, class UA, class UB, class UC, class UD, class UE, class UF>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C, D, E, F> &x, const tuple<UA, UB, UC, UD, UE, UF> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2 && x.__3 == y.__3 && x.__4 == y.__4 && x.__5 == y.__5 && x.__6 == y.__6;
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2 || (!(y.__2 < x.__2) && (x.__3 < y.__3 || (!(y.__3 < x.__3) && (x.__4 < y.__4 || (!(y.__4 < x.__4) && (x.__5 < y.__5 || (!(y.__5 < x.__5) && (x.__6 < y.__6))))))))))));
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class UA, class UB, class UC, class UD, class UE, class UF, class UG>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C, D, E, F, G> &x, const tuple<UA, UB, UC, UD, UE, UF, UG> &y) {
+  return !(x < y);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator==(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return x.__0 == y.__0 && x.__1 == y.__1 && x.__2 == y.__2 && x.__3 == y.__3 && x.__4 == y.__4 && x.__5 == y.__5 && x.__6 == y.__6 && x.__7 == y.__7;
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator<(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return x.__0 < y.__0 || (!(y.__0 < x.__0) && (x.__1 < y.__1 || (!(y.__1 < x.__1) && (x.__2 < y.__2 || (!(y.__2 < x.__2) && (x.__3 < y.__3 || (!(y.__3 < x.__3) && (x.__4 < y.__4 || (!(y.__4 < x.__4) && (x.__5 < y.__5 || (!(y.__5 < x.__5) && (x.__6 < y.__6 || (!(y.__6 < x.__6) && (x.__7 < y.__7))))))))))))));
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator!=(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return !(x == y);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator>(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return y < x;
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator<=(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return !(y < x);
+}
+template <class A, class B, class C, class D, class E, class F, class G, class H, class UA, class UB, class UC, class UD, class UE, class UF, class UG, class UH>
+__host__ __device__ constexpr bool operator>=(const tuple<A, B, C, D, E, F, G, H> &x, const tuple<UA, UB, UC, UD, UE, UF, UG, UH> &y) {
+  return !(x < y);
+}
+
+// `f` called with the tuple's elements, as lvalues of the tuple.
+template <class Fn>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<> &t) -> decltype(f()) {
+  return f();
+}
+template <class Fn>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<> &t) -> decltype(f()) {
+  return f();
+}
+template <class Fn, class A>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A> &t) -> decltype(f(t.__0)) {
+  return f(t.__0);
+}
+template <class Fn, class A>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A> &t) -> decltype(f(t.__0)) {
+  return f(t.__0);
+}
+template <class Fn, class A, class B>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B> &t) -> decltype(f(t.__0, t.__1)) {
+  return f(t.__0, t.__1);
+}
+template <class Fn, class A, class B>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B> &t) -> decltype(f(t.__0, t.__1)) {
+  return f(t.__0, t.__1);
+}
+template <class Fn, class A, class B, class C>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C> &t) -> decltype(f(t.__0, t.__1, t.__2)) {
+  return f(t.__0, t.__1, t.__2);
+}
+template <class Fn, class A, class B, class C>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C> &t) -> decltype(f(t.__0, t.__1, t.__2)) {
+  return f(t.__0, t.__1, t.__2);
+}
+template <class Fn, class A, class B, class C, class D>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C, D> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3)) {
+  return f(t.__0, t.__1, t.__2, t.__3);
+}
+template <class Fn, class A, class B, class C, class D>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C, D> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3)) {
+  return f(t.__0, t.__1, t.__2, t.__3);
+}
+template <class Fn, class A, class B, class C, class D, class E>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C, D, E> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4);
+}
+template <class Fn, class A, class B, class C, class D, class E>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C, D, E> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C, D, E, F> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C, D, E, F> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F, class G>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C, D, E, F, G> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F, class G>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C, D, E, F, G> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F, class G, class H>
+__host__ __device__ constexpr auto apply(Fn &&f, tuple<A, B, C, D, E, F, G, H> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6, t.__7)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6, t.__7);
+}
+template <class Fn, class A, class B, class C, class D, class E, class F, class G, class H>
+__host__ __device__ constexpr auto apply(Fn &&f, const tuple<A, B, C, D, E, F, G, H> &t) -> decltype(f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6, t.__7)) {
+  return f(t.__0, t.__1, t.__2, t.__3, t.__4, t.__5, t.__6, t.__7);
+}
 
 } // namespace __4
 } // namespace std

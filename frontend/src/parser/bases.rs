@@ -232,6 +232,27 @@ impl Parser<'_> {
         }
     }
 
+    /// Gives class `key` the integer constants of its `bases` that it does
+    /// not declare itself, as C++'s member lookup finds them: a value
+    /// argument read while parsing (`bool_constant<is_integral<T>::value>`)
+    /// finds `is_integral<float>::value`, which is `false_type`'s.
+    pub(super) fn inherit_constants(&mut self, key: &str, bases: &[String]) {
+        let shared = self.instances.lock().map(|i| i.constants.clone());
+        let mut inherited = Vec::new();
+        for base in bases {
+            let prefix = format!("{base}::");
+            let of_base = self.constants.iter().chain(shared.iter().flatten());
+            for (k, v) in of_base {
+                if let Some(member) = k.strip_prefix(&prefix) {
+                    inherited.push((super::names::join(key, member), *v));
+                }
+            }
+        }
+        for (k, v) in inherited {
+            Arc::make_mut(&mut self.constants).entry(k).or_insert(v);
+        }
+    }
+
     /// After a class instance's parse by `sub` (its definition `tokens`,
     /// the parameters' `bindings`, namespace `scope`): shares its member
     /// function names, and keeps its member functions if `sub` kept them.

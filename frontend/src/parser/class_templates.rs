@@ -780,7 +780,7 @@ impl Parser<'_> {
                     let elems = rest.iter().map(|a| self.arg_value(a, p));
                     ArgValue::Pack(elems.collect::<PResult<_>>()?)
                 }
-                Some(a) => self.arg_value(a, p)?,
+                Some(a) => self.arg_value(a, &with_bound_type(p, &t.params, &values))?,
                 None => self.default_class_arg(&t, i, &values, span)?,
             };
             values.push(value);
@@ -1302,6 +1302,35 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
 }
 
 /// Whether `ty` involves a template parameter's placeholder.
+/// Parameter `p` of `params`, its value type an earlier type parameter
+/// (`T v` of `integral_constant<class T, T v>`, read as `int` until bound)
+/// replaced by that parameter's argument in `known`, so the value is of
+/// that type and is named so (`Lb1E`, `Ls2E`).
+fn with_bound_type(
+    p: &TemplateParam,
+    params: &[TemplateParam],
+    known: &[ArgValue],
+) -> TemplateParam {
+    let mut p = p.clone();
+    let named = match p.dependent_type.as_deref() {
+        Some([t]) if t.kind == TokenKind::Ident => params.iter().position(|q| q.name == t.text),
+        _ => None,
+    };
+    if let (ParamKind::Value(ty, spelling), Some(i)) = (&mut p.kind, named) {
+        if let Some(ArgValue::Type {
+            ty: arg,
+            spelling: arg_spelling,
+            ..
+        }) = known.get(i)
+        {
+            *ty = arg.clone();
+            *spelling = arg_spelling.clone();
+            p.dependent_type = None;
+        }
+    }
+    p
+}
+
 pub(crate) fn is_dependent_type(ty: &CType) -> bool {
     if crate::types::template_param_index(ty).is_some() {
         return true;

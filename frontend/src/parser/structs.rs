@@ -62,6 +62,10 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
                     _ => return None,
                 }
             }
+            ExprKind::Ternary { cond, then, els } => match const_dim(cond)? {
+                0 => const_dim(els)?,
+                _ => const_dim(then)?,
+            },
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (const_dim(lhs)?, const_dim(rhs)?);
                 match op {
@@ -180,6 +184,7 @@ impl Parser<'_> {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
+        let base_keys: Vec<String> = bases.iter().map(|b| b.name.clone()).collect();
         let shape = crate::bases::ClassShape {
             bases,
             pod: !class.non_pod,
@@ -208,6 +213,7 @@ impl Parser<'_> {
         if let (Some(t), Some(_)) = (tag, key) {
             let key = self.declare_type(&t.text, t.span);
             Arc::make_mut(&mut self.structs).insert(key.clone(), def.clone());
+            self.inherit_constants(&key, &base_keys);
             if in_function {
                 self.local_structs.push((key, hidden));
             }

@@ -179,8 +179,10 @@ impl Checker {
         };
         let def = obj.ty.struct_def().cloned().unwrap_or(def);
         let plain = join(&def.name, field);
-        let is_template = self.tmpl.templates.by_name.contains_key(&plain);
-        if (keys.is_empty() || !member.explicit.is_empty()) && is_template {
+        // Written template arguments (`s.first<3>()`) name the member
+        // template even beside a plain member function of its name.
+        let template_only = keys.is_empty() || !member.explicit.is_empty();
+        if template_only && self.tmpl.templates.by_name.contains_key(&plain) {
             return self.member_template_call(
                 &plain,
                 member.explicit,
@@ -393,6 +395,21 @@ impl Checker {
             at,
             span,
         ))
+    }
+
+    /// An operand of a built-in binary operator: a class object converted
+    /// by its class's conversion function to the type that declares
+    /// (`std::integral_constant<int, 3>{} + 1`, `is_same<A, B>{} + 0`,
+    /// C++'s built-in candidates taking the converted value), anything
+    /// else as it is. `None` when the conversion's call is an error.
+    pub(super) fn builtin_operand(&mut self, e: Expr, at: Span) -> Option<Expr> {
+        if !e.ty.is_struct() || crate::half::is_half_type(&e.ty) {
+            return Some(e);
+        }
+        match self.convert_by_function(e, &CType::INT, at) {
+            Ok(converted) => converted,
+            Err(e) => Some(e),
+        }
     }
 
     /// The one of `keys` a call with `args` chooses.

@@ -1123,6 +1123,8 @@ impl Checker {
         if crate::half::is_half_type(&l.ty) || crate::half::is_half_type(&r.ty) {
             return self.half_binary(op, l, r, span);
         }
+        let l = self.builtin_operand(l, span)?;
+        let r = self.builtin_operand(r, span)?;
         let (lt, rt) = (l.ty.clone(), r.ty.clone());
         let invalid = |c: &mut Checker| {
             c.error(

@@ -253,10 +253,12 @@ impl Checker {
                 self.conversion_function(&a.ty, &p.ty.ty)
                     .is_some_and(|k| self.sigs[self.by_name[k.as_str()]].ret == p.ty.ty)
             };
-            let fits = template_param_index(&p.ty.ty).is_some()
-                || want.instance_of.is_some()
-                || want.enclosing_instance.is_some()
+            // A class the parameter names outright (`std::true_type`, not
+            // `Vec<T>`) takes the class, a class derived from it or one
+            // that converts to it (tag dispatch on a trait's base).
+            let fits = crate::parser::is_dependent_type(&p.ty.ty)
                 || want.name == have.name
+                || crate::bases::is_base_of(want, have)
                 || converts();
             if !fits {
                 return Err(format!(
@@ -1576,7 +1578,8 @@ impl Deduction<'_> {
 
     /// Deduces from a class's pack: element by element, a pack expansion
     /// that ends the pattern (`Rest...`, [`templates::expansion`]) bound to
-    /// the elements left, none included.
+    /// the elements left, none included. Without one the pack's lengths
+    /// must agree (`tuple<A, B>` is no `tuple<float, int, float>`).
     fn match_pack(&mut self, ps: &[ArgValue], args: &[ArgValue]) -> Result<(), String> {
         let expanded = ps.last().and_then(templates::expanded_param);
         let init = if expanded.is_some() {
@@ -1584,6 +1587,13 @@ impl Deduction<'_> {
         } else {
             ps
         };
+        if expanded.is_none() && ps.len() != args.len() {
+            return Err(format!(
+                "a pack of {} arguments is not one of {}",
+                args.len(),
+                ps.len()
+            ));
+        }
         for (p, a) in init.iter().zip(args) {
             self.match_class_arg(p, a)?;
         }
