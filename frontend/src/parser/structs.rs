@@ -62,10 +62,6 @@ pub(super) fn const_dim(e: &Expr, constant: &dyn Fn(&str) -> Option<i128>) -> Op
                     _ => return None,
                 }
             }
-            ExprKind::Ternary { cond, then, els } => match const_dim(cond)? {
-                0 => const_dim(els)?,
-                _ => const_dim(then)?,
-            },
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (const_dim(lhs)?, const_dim(rhs)?);
                 match op {

@@ -181,8 +181,9 @@ impl Checker {
         let plain = join(&def.name, field);
         // Written template arguments (`s.first<3>()`) name the member
         // template even beside a plain member function of its name.
+        let is_template = self.tmpl.templates.by_name.contains_key(&plain);
         let template_only = keys.is_empty() || !member.explicit.is_empty();
-        if template_only && self.tmpl.templates.by_name.contains_key(&plain) {
+        if template_only && is_template {
             return self.member_template_call(
                 &plain,
                 member.explicit,
