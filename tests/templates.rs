@@ -2056,6 +2056,32 @@ fn launches_in_folds_over_host_packs_are_nvccs() {
     }
 }
 
+/// Class template instances that host code's launches make, one from a
+/// launch argument's type (`const tl<char, short, double> *list`, whose
+/// pack `lengths` deduces) and others from written template arguments,
+/// are distinct classes: each `sizes<...>` launch has its kernel, as
+/// nvcc's PTX has. (The instances' ids once collided, and every `sizes`
+/// after the first was silently taken for the first.)
+#[test]
+fn class_instances_from_host_code_are_distinct() {
+    let dir = scratch("templates-class-ids");
+    let src = fixture("class_ids.cu");
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected: BTreeSet<String> = [
+        "_Z7lengthsIJcsdEEvPK2tlIJDpT_EEPi",
+        "_Z5sizesI2tlIJcsdEEEvPi",
+        "_Z5sizesI2tlIJfiEEEvPi",
+        "_Z5sizesI2tlIJlEEEvPi",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "class_ids.cu") {
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
+
 /// References named by types: `typedef T &reference;` and `using
 /// reference = T &;` in class templates and a class, `float &` as a
 /// template argument (`holder<float &>` holds a reference, `Ts &...`

@@ -193,7 +193,10 @@ fn everything_round_trips() {
     assert_eq!(m.functions.len(), 5);
     assert_eq!(m.globals.len(), 10);
     assert_eq!(m.globals[GlobalVar::from_u32(9)].linkage, Linkage::Weak);
-    assert_eq!(m.functions[FuncId::from_u32(4)].attrs.linkage, Linkage::Weak);
+    assert_eq!(
+        m.functions[FuncId::from_u32(4)].attrs.linkage,
+        Linkage::Weak
+    );
     let all = &m.functions[FuncId::from_u32(0)];
     // Inferred result types follow the builder's rules.
     let ty = |n| all.dfg.value_type(Value::from_u32(n));

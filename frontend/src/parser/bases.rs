@@ -149,8 +149,7 @@ impl Parser<'_> {
         if let Some(def) = self.structs.get(&key).filter(|d| d.is_incomplete()) {
             return def.clone();
         }
-        let id = self.next_struct_id;
-        self.next_struct_id += 1;
+        let id = self.next_struct_id.fresh();
         let mut stand_in = StructDef::stand_in(id, key.clone());
         if let Some((instance_tag, instance)) = &self.instancing {
             // `Sum<T> : Base<Sum<T>>`: names spell the stand-in as the
@@ -328,7 +327,7 @@ impl Parser<'_> {
                 let shown = format!("in `{}`, instantiated here", p.class);
                 self.diags.push(d.with_label(p.span, shown));
             }
-            self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+            self.next_struct_id.at_least(sub.next_struct_id.next());
             let key = p
                 .class
                 .struct_def()

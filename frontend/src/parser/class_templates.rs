@@ -707,7 +707,7 @@ impl Parser<'_> {
             self.diags
                 .push(d.with_label(span, format!("in `{shown}`, used here")));
         }
-        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        self.next_struct_id.at_least(sub.next_struct_id.next());
         let (ty, init) = ty?;
         if !complete {
             return self.error(init.span, Code::E0003, "expected `;` after the initializer");
@@ -743,7 +743,7 @@ impl Parser<'_> {
             self.diags
                 .push(d.with_label(span, format!("in `{shown}`, used here")));
         }
-        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        self.next_struct_id.at_least(sub.next_struct_id.next());
         match ty {
             Ok(q) if complete => Ok((q.ty, q.is_const, q.spelling)),
             Ok(q) => self.error(q.span, Code::E0003, "expected `;` after the aliased type"),
@@ -1188,7 +1188,7 @@ impl Parser<'_> {
             };
             self.diags.push(d);
         }
-        self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
+        self.next_struct_id.at_least(sub.next_struct_id.next());
         self.pending_enums.append(&mut sub.pending_enums);
         self.share_instance_facts(&key, &mut sub, tokens, bindings, scope, span);
         let Some(def) = sub.structs.get(&key).cloned() else {
@@ -1246,8 +1246,7 @@ impl Parser<'_> {
     /// The stand-in for an instance whose arguments are dependent: an
     /// empty struct that carries the template and the arguments.
     fn dependent_instance(&mut self, key: String, instance: Arc<ClassInstance>) -> CType {
-        let id = self.next_struct_id;
-        self.next_struct_id += 1;
+        let id = self.next_struct_id.fresh();
         let mut def = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
         def.instance_of = Some(instance);
         let def = Arc::new(def);
@@ -1263,8 +1262,7 @@ impl Parser<'_> {
         if let Some(made) = self.structs.get(&key) {
             return CType::Struct(made.clone());
         }
-        let id = self.next_struct_id;
-        self.next_struct_id += 1;
+        let id = self.next_struct_id.fresh();
         let mut stand_in = StructDef::layout(id, key.clone(), false, Vec::new(), 1);
         stand_in.enclosing_instance = def.instance_of.clone();
         let stand_in = Arc::new(stand_in);

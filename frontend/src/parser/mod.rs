@@ -87,7 +87,7 @@ pub(crate) fn parse_tokens(
     templates.env = ParseEnv {
         typedefs: std::mem::take(&mut p.typedefs).into_table(),
         structs: std::mem::take(&mut p.structs),
-        next_struct_id: p.next_struct_id.into(),
+        next_struct_id: p.next_struct_id.next().into(),
         names: std::mem::take(&mut p.names),
         constants: std::mem::take(&mut p.constants),
         instances: p.instances.clone(),
@@ -220,7 +220,7 @@ impl<'t> Parser<'t> {
         let env = &templates.env;
         p.typedefs = typedefs::Typedefs::from_table(env.typedefs.clone());
         p.structs = env.structs.clone();
-        p.next_struct_id = env.next_struct_id.load(Ordering::Relaxed);
+        p.next_struct_id = StructIds::starting_at(env.next_struct_id.load(Ordering::Relaxed));
         p.names = env.names.clone();
         p.constants = env.constants.clone();
         p.classes = env.classes.clone();
@@ -238,7 +238,7 @@ impl<'t> Parser<'t> {
     fn leave_env(&mut self, templates: &Templates) {
         let env = &templates.env;
         env.next_struct_id
-            .fetch_max(self.next_struct_id, Ordering::Relaxed);
+            .fetch_max(self.next_struct_id.next(), Ordering::Relaxed);
         let new: Vec<&String> = self
             .names
             .nominated()
@@ -300,8 +300,9 @@ pub(crate) struct Parser<'t> {
     /// The local classes whose default member initializers made an
     /// implicit default constructor, by name (`structs.rs`).
     local_default_names: rustc_hash::FxHashSet<String>,
-    /// The id the next struct definition gets.
-    next_struct_id: u32,
+    /// The ids of struct definitions, shared with this parser's
+    /// sub-parsers.
+    next_struct_id: StructIds,
     /// Namespaces, `using` and the scopes of names (`names.rs`).
     names: names::Names,
     /// Scoped enumerations and the types that hold them (E0022).
@@ -392,7 +393,7 @@ impl<'t> Parser<'t> {
             local_structs: Vec::new(),
             local_structs_from: 0,
             local_default_names: Default::default(),
-            next_struct_id: crate::types::FIRST_USER_STRUCT_ID,
+            next_struct_id: StructIds::starting_at(crate::types::FIRST_USER_STRUCT_ID),
             eof: Token {
                 kind: TokenKind::Punct(Punct::Semi),
                 text: crate::token::TokenText::default(),
@@ -444,7 +445,7 @@ impl<'t> Parser<'t> {
             local_structs: Vec::new(),
             local_structs_from: 0,
             local_default_names: Default::default(),
-            next_struct_id: self.next_struct_id,
+            next_struct_id: self.next_struct_id.clone(),
             names: self.names.clone(),
             classes: self.classes.clone(),
             // Enumerators and integer constants: a partial
@@ -826,5 +827,36 @@ impl Parser<'_> {
             ));
         }
         out
+    }
+}
+
+/// The source of struct ids of one parse, which its sub-parsers share: a
+/// struct's id is its identity (`StructDef`'s equality), so two structs
+/// never get one id, whichever parser defines them (a class instance a
+/// launch's argument made while reading host code and the one a later
+/// template argument made were once both 1000, and a kernel instance for
+/// the second was taken for the first's and left out).
+#[derive(Clone, Debug)]
+pub(super) struct StructIds(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+impl StructIds {
+    fn starting_at(first: u32) -> StructIds {
+        StructIds(std::sync::Arc::new(first.into()))
+    }
+
+    /// A new id.
+    pub(super) fn fresh(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The id the next struct gets.
+    pub(super) fn next(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Makes the next id at least `n`: after a parser with ids of its
+    /// own (`Parser::from_env`) defined structs.
+    pub(super) fn at_least(&self, n: u32) {
+        self.0.fetch_max(n, Ordering::Relaxed);
     }
 }

@@ -169,13 +169,9 @@ impl Parser<'_> {
         }
         self.leave();
         let members = members?;
-        let id = stand_in.as_ref().map_or_else(
-            || {
-                self.next_struct_id += 1;
-                self.next_struct_id - 1
-            },
-            |s| s.id,
-        );
+        let id = stand_in
+            .as_ref()
+            .map_or_else(|| self.next_struct_id.fresh(), |s| s.id);
         let (name, tagged) = match &key {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),

@@ -1025,10 +1025,6 @@ impl Parser<'_> {
             let arg = sub.template_arg(false);
             let complete = sub.at_eof();
             let diags = std::mem::take(&mut sub.diags);
-            // A class template instance the argument made keeps its id:
-            // the next argument's must differ (`red<int, MaxOp<int>>` and
-            // `red<int, SumOp<int>>` are two instances).
-            self.next_struct_id = self.next_struct_id.max(sub.next_struct_id);
             match arg {
                 Ok(a) if complete && diags.is_empty() => out.push(a),
                 _ => return None,
