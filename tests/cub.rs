@@ -337,6 +337,38 @@ const LOAD_STORE: &[Launch] = &[
     ),
 ];
 
+/// `radix_sort.cu`'s launches: seven sorts each of `unsigned int` keys
+/// over 64 threads of 2, `int` over a 16x2 block of 2, `float` over 48
+/// threads of 2 (a raking block scan ranks them), `double` over 16
+/// threads of 1, and `int` 5 bits a pass over 20 threads of 3.
+const RADIX_SORT: &[Launch] = &[
+    (
+        "_Z9radixSortIjLi64ELi64ELi2ELi4EEvPKjPT_Pi",
+        "64",
+        &["u32[]:rand:256:71", "u32[]:zeros:1792", "i32[]:zeros:1024"],
+    ),
+    (
+        "_Z9radixSortIiLi32ELi16ELi2ELi4EEvPKjPT_Pi",
+        "16,2",
+        &["u32[]:rand:128:72", "i32[]:zeros:896", "i32[]:zeros:512"],
+    ),
+    (
+        "_Z9radixSortIfLi48ELi48ELi2ELi4EEvPKjPT_Pi",
+        "48",
+        &["u32[]:rand:192:73", "f32[]:zeros:1344", "i32[]:zeros:768"],
+    ),
+    (
+        "_Z9radixSortIdLi16ELi16ELi1ELi4EEvPKjPT_Pi",
+        "16",
+        &["u32[]:rand:32:74", "f64[]:zeros:224", "i32[]:zeros:128"],
+    ),
+    (
+        "_Z9radixSortIiLi20ELi20ELi3ELi5EEvPKjPT_Pi",
+        "20",
+        &["u32[]:rand:120:75", "i32[]:zeros:840", "i32[]:zeros:480"],
+    ),
+];
+
 /// Runs `launch` over 2 blocks on `engine` (`level`: the `-O` level a
 /// source file is compiled at for the interpreter).
 fn buffers(
@@ -463,21 +495,21 @@ fn block_scans_compute_what_cub_computes() {
 /// (nvcc rejects it too), and kernelc refuses it the same way.
 #[test]
 fn cub_outside_the_subset_is_a_located_error() {
-    let radix = common::rejected_with(
-        "cub-radix",
+    let histogram = common::rejected_with(
+        "cub-histogram",
         "#include <cub/cub.cuh>\n__global__ void k(int *o) {\n\
-         typedef cub::BlockRadixSort<int, 128, 4> Sort;\n\
-         __shared__ typename Sort::TempStorage t;\n  o[0] = 1;\n}\n",
+         typedef cub::BlockHistogram<int, 128, 4, 16> H;\n\
+         __shared__ typename H::TempStorage t;\n  o[0] = 1;\n}\n",
         "E0002",
     );
     assert!(
-        radix.contains("error[E0002]: `cub::BlockRadixSort` is not supported by kernelc")
-            && radix.contains("e.cu:3:9")
-            && radix.contains("CUB is included here")
-            && radix.contains("`cub::BlockReduce`"),
-        "{radix}"
+        histogram.contains("error[E0002]: `cub::BlockHistogram` is not supported by kernelc")
+            && histogram.contains("e.cu:3:9")
+            && histogram.contains("CUB is included here")
+            && histogram.contains("`cub::BlockReduce`"),
+        "{histogram}"
     );
-    assert_eq!(radix.matches("error[").count(), 1, "{radix}");
+    assert_eq!(histogram.matches("error[").count(), 1, "{histogram}");
     let sum = common::rejected_with(
         "cub-sum",
         "#include <cub/block/block_reduce.cuh>\n__global__ void k(float *o) {\n\
@@ -588,6 +620,46 @@ fn block_loads_and_stores_move_what_cub_moves() {
             );
         }
     }
+}
+
+/// Checks one block's sort of `keys` (their places as values) from the
+/// `input` keys: the keys in order (`descending` or not), each the input
+/// key at its value's place, and equal keys in their input order.
+fn assert_stable_sort(input: &[u32], keys: &[u32], values: &[i32], descending: bool) {
+    for (i, (k, v)) in keys.iter().zip(values).enumerate() {
+        assert_eq!(*k, input[*v as usize], "item {i}: its value's key");
+        if i > 0 {
+            let (before, at) = (keys[i - 1], *k);
+            let ordered = if descending { before >= at } else { before <= at };
+            assert!(ordered, "items {} and {i}: {before} then {at}", i - 1);
+            if before == at {
+                assert!(values[i - 1] < *v, "item {i}: equal keys out of order");
+            }
+        }
+    }
+    let mut places: Vec<i32> = values.to_vec();
+    places.sort_unstable();
+    assert!(places.iter().copied().eq(0..input.len() as i32), "a permutation");
+}
+
+#[test]
+fn block_radix_sorts_sort_as_cub_does() {
+    let runs = same_as_nvcc("radix_sort.cu", RADIX_SORT, "0");
+    // The unsigned keys of the first block, made as `make_key` makes them
+    // (many equal), sorted ascending and descending with their places.
+    let raw = common::u32s(runs[0][0].as_deref().unwrap());
+    let input: Vec<u32> = raw[..128]
+        .iter()
+        .map(|r| if r & 3 != 0 { r % 50 } else { *r })
+        .collect();
+    let keys = common::u32s(runs[0][1].as_deref().unwrap());
+    let values = common::i32s(runs[0][2].as_deref().unwrap());
+    assert_stable_sort(&input, &keys[128..256], &values[..128], false);
+    assert_stable_sort(&input, &keys[256..384], &values[128..256], true);
+    // Blocked to striped leaves thread t the tile's sorted items t, t +
+    // 64, ..., which a striped store puts back in order.
+    assert_eq!(keys[384..512], keys[128..256]);
+    assert_eq!(values[256..384], values[..128]);
 }
 
 /// Outside the subset's shapes, the header's static assertions refuse at
