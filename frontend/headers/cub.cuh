@@ -1,9 +1,10 @@
 // <cub/cub.cuh> for kernelc (and <cub/block/block_reduce.cuh>,
 // <cub/block/block_scan.cuh>, <cub/block/block_load.cuh>,
 // <cub/block/block_store.cuh>, <cub/block/block_exchange.cuh>,
-// <cub/warp/warp_reduce.cuh>, <cub/warp/warp_scan.cuh>, which name this
-// header too): CUB's block- and warp-wide reductions and scans, its block
-// loads, stores and exchanges, with the
+// <cub/block/block_radix_sort.cuh>, <cub/warp/warp_reduce.cuh>,
+// <cub/warp/warp_scan.cuh>, which name this header too): CUB's block- and
+// warp-wide reductions and scans, its block loads, stores and exchanges,
+// its block radix sort, with the
 // functors of libcu++ that CUB's headers bring (`cuda::std::plus<>`,
 // `cuda::maximum<>`, `cuda::minimum<>`), written for kernelc as class
 // templates of CUDA source.
@@ -332,12 +333,30 @@ __device__ __forceinline__ T warp_exclusive(T &inclusive, int lane, unsigned int
   return exclusive;
 }
 
+// Whether a scan's output `Out` is a thread's array of items rather than
+// one item of type `T`.
+template <class Out, class T> struct items_of { static constexpr bool value = true; };
+template <class T> struct items_of<T, T> { static constexpr bool value = false; };
+// kernelc deduces a `long long` argument's type as `long` (both 64 bits),
+// which its `is_same` tells apart.
+template <> struct items_of<long, long long> { static constexpr bool value = false; };
+template <> struct items_of<unsigned long, unsigned long long> {
+  static constexpr bool value = false;
+};
+template <> struct items_of<long long, long> { static constexpr bool value = false; };
+template <> struct items_of<unsigned long long, unsigned long> {
+  static constexpr bool value = false;
+};
+
 // Stores a scan's total where the caller asked for it (`give(v)` with no
 // place is nothing).
 template <class T> __device__ __forceinline__ void give(const T &) {}
 template <class T, class Place>
 __device__ __forceinline__ void give(const T &value, Place &place) {
-  place = value;
+  static_assert(!items_of<Place, T>::value,
+                "kernelc's cub::BlockScan and cub::WarpScan take no prefix callback: a scan's "
+                "last argument is the place for its aggregate, of the scan's type");
+  if constexpr (!items_of<Place, T>::value) place = value;
 }
 
 // An exclusive scan from an initial value, with or without a place for
@@ -477,17 +496,6 @@ __device__ __forceinline__ T block_scan(ScanStorage<T, Threads> &s, int rank, T 
     return raking_scan<Threads, T>(s, rank, x, op, kind, init, total);
 }
 
-// Whether a scan's output `Out` is a thread's array of items rather than
-// one item of type `T`.
-template <class Out, class T> struct items_of { static constexpr bool value = true; };
-template <class T> struct items_of<T, T> { static constexpr bool value = false; };
-// kernelc deduces a `long long` argument's type as `long` (both 64 bits),
-// which its `is_same` tells apart.
-template <> struct items_of<long, long long> { static constexpr bool value = false; };
-template <> struct items_of<unsigned long, unsigned long long> {
-  static constexpr bool value = false;
-};
-
 // The first of a call's arguments (an operator after an initial value).
 template <class F, class... Rest> __device__ __forceinline__ F first_of(F first, Rest &&...) {
   return first;
@@ -614,6 +622,14 @@ private:
     return __shfl_sync(lanes, inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
   }
 
+  template <class Op, class... Total>
+  __device__ __forceinline__ void inclusive_from(T input, T &output, T init, Op op,
+                                                 Total &...warp_aggregate) {
+    T incl = inclusive(input, op);
+    __kernelc::give(total(incl), warp_aggregate...);
+    output = op(init, incl);
+  }
+
   template <class Op>
   __device__ __forceinline__ T exclusive(T &inclusive, Op op, bool has_init, T init) {
     return __kernelc::warp_exclusive<LogicalWarpThreads>(inclusive, lane, lanes, op, has_init,
@@ -627,14 +643,18 @@ public:
     lanes = __kernelc::warp_lanes<LogicalWarpThreads>(hw_lane);
   }
 
-  template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op) {
-    output = inclusive(input, op);
-  }
-
-  template <class Op>
-  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op, T &warp_aggregate) {
-    output = inclusive(input, op);
-    warp_aggregate = total(output);
+  // `(op)`, `(op, warp_aggregate)`, `(init, op)` and `(init, op,
+  // warp_aggregate)`: an initial value is combined into every result, on
+  // the left, and the aggregate leaves it out. One template, as
+  // `ExclusiveScan` below.
+  template <class A, class... Rest>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, A a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      inclusive_from(input, output, T(a), rest...);
+    } else {
+      output = inclusive(input, a);
+      __kernelc::give(total(output), rest...);
+    }
   }
 
   // `(init, op)`, `(init, op, warp_aggregate)`, `(op)` and `(op,
@@ -642,7 +662,7 @@ public:
   // undefined. One template, as in `BlockScan`: `(init, op)` and `(op,
   // warp_aggregate)` have the same arity, and `is_value` tells them apart.
   template <class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
+  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A a, Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
       T incl = inclusive(input, a);
       output = exclusive(incl, a, false, T());
@@ -666,7 +686,7 @@ public:
   // `(op)`, or `(init, op)`, which starts the inclusive results from
   // `init` too.
   template <class A, class... Rest>
-  __device__ __forceinline__ void Scan(T input, T &inclusive_output, T &exclusive_output, A &&a,
+  __device__ __forceinline__ void Scan(T input, T &inclusive_output, T &exclusive_output, A a,
                                        Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
       inclusive_output = inclusive(input, a);
@@ -729,16 +749,22 @@ public:
   // its arguments (kernelc's member templates do not overload with
   // ordinary members of their name, which CUB's one-item forms are): one
   // item a thread or an array of N (`items_of`), then `(op)` or `(op,
-  // block_aggregate)`.
-  template <class In, class Out, class Op, class... Total>
-  __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, Op op,
-                                                Total &...block_aggregate) {
-    if constexpr (__kernelc::items_of<Out, T>::value) {
-      items_inclusive(input, output, false, op, block_aggregate...);
+  // block_aggregate)`, and over arrays also `(init, op)` and `(init, op,
+  // block_aggregate)` (CUB has no initial value for one item a thread).
+  template <class In, class Out, class A, class... Rest>
+  __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      static_assert(__kernelc::items_of<Out, T>::value,
+                    "cub::BlockScan::InclusiveScan takes an initial value for an array of items "
+                    "a thread only");
+      if constexpr (__kernelc::items_of<Out, T>::value)
+        items_inclusive_from(input, output, T(a), rest...);
+    } else if constexpr (__kernelc::items_of<Out, T>::value) {
+      items_inclusive(input, output, false, a, rest...);
     } else {
       T total;
-      output = scan(input, op, true, false, T(), total);
-      __kernelc::give(total, block_aggregate...);
+      output = scan(input, a, true, false, T(), total);
+      __kernelc::give(total, rest...);
     }
   }
 
@@ -746,7 +772,7 @@ public:
   // block_aggregate)`; without an initial value, thread 0's result is
   // undefined (as in CUB).
   template <class In, class Out, class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A &&a, Rest &&...rest) {
+  __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
     if constexpr (__kernelc::items_of<Out, T>::value) {
       items_exclusive(input, output, a, rest...);
     } else if constexpr (sizeof...(Rest) == 2 ||
@@ -804,11 +830,22 @@ private:
     }
   }
 
+  // CUB's inclusive scan of arrays from an initial value: the partials'
+  // exclusive scan from it, then every thread's items scanned after its
+  // prefix.
+  template <int N, class Op, class... Total>
+  __device__ __forceinline__ void items_inclusive_from(T (&input)[N], T (&output)[N], T init, Op op,
+                                                       Total &...block_aggregate) {
+    T prefix = __kernelc::thread_reduce(input, op);
+    ExclusiveScan(prefix, prefix, init, op, block_aggregate...);
+    __kernelc::thread_scan(input, output, op, prefix, true, true);
+  }
+
   // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
   // block_aggregate)`; without an initial value, thread 0's first result
   // is undefined (as in CUB).
   template <int N, class A, class... Rest>
-  __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A &&a,
+  __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A a,
                                                   Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
       T prefix = __kernelc::thread_reduce(input, __kernelc::first_of(rest...));
