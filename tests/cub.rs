@@ -261,22 +261,22 @@ const SCAN_OPS: &[Launch] = &[
     (
         "_Z9warpScansPKfPfPd",
         "128",
-        &["f32[]:rand:256:41", "f32[]:zeros:2048", "f64[]:zeros:1024"],
+        &["f32[]:rand:256:41", "f32[]:zeros:2560", "f64[]:zeros:1280"],
     ),
     (
         "_Z10arrayScansIfLi64ELi0ELi4EEvPKfPT_S3_",
         "64",
-        &["f32[]:rand:512:42", "f32[]:zeros:3584", "f32[]:zeros:8"],
+        &["f32[]:rand:512:42", "f32[]:zeros:4608", "f32[]:zeros:10"],
     ),
     (
         "_Z10arrayScansIdLi96ELi2ELi3EEvPKfPT_S3_",
         "96",
-        &["f32[]:rand:576:43", "f64[]:zeros:4032", "f64[]:zeros:8"],
+        &["f32[]:rand:576:43", "f64[]:zeros:5184", "f64[]:zeros:10"],
     ),
     (
         "_Z10arrayScansIfLi32ELi0ELi1EEvPKfPT_S3_",
         "32",
-        &["f32[]:rand:64:44", "f32[]:zeros:448", "f32[]:zeros:8"],
+        &["f32[]:rand:64:44", "f32[]:zeros:576", "f32[]:zeros:10"],
     ),
 ];
 
@@ -334,6 +334,33 @@ const LOAD_STORE: &[Launch] = &[
         "_Z8exchangeILi96ELi3EEvPKfPf",
         "96",
         &["f32[]:rand:576:60", "f32[]:zeros:4032"],
+    ),
+];
+
+/// `radix_sort.cu`'s launches: seven sorts of `unsigned int` keys over 32
+/// threads of 4 (one warp's scan ranks them), three each of `int` over a
+/// 16x4 block of 1 (warp scans), `float` 5 bits a pass over 48 threads of
+/// 2 (a raking scan) and `double` over 16 threads of 1.
+const RADIX_SORT: &[Launch] = &[
+    (
+        "_Z9radixSortIjLi32ELi32ELi4ELi4ELi7EEvPKjPT_Pi",
+        "32",
+        &["u32[]:rand:256:71", "u32[]:zeros:1792", "i32[]:zeros:1024"],
+    ),
+    (
+        "_Z9radixSortIiLi64ELi16ELi1ELi4ELi3EEvPKjPT_Pi",
+        "16,4",
+        &["u32[]:rand:128:72", "i32[]:zeros:896", "i32[]:zeros:512"],
+    ),
+    (
+        "_Z9radixSortIfLi48ELi48ELi2ELi5ELi3EEvPKjPT_Pi",
+        "48",
+        &["u32[]:rand:192:73", "f32[]:zeros:1344", "i32[]:zeros:768"],
+    ),
+    (
+        "_Z9radixSortIdLi16ELi16ELi1ELi4ELi3EEvPKjPT_Pi",
+        "16",
+        &["u32[]:rand:32:74", "f64[]:zeros:224", "i32[]:zeros:128"],
     ),
 ];
 
@@ -463,21 +490,21 @@ fn block_scans_compute_what_cub_computes() {
 /// (nvcc rejects it too), and kernelc refuses it the same way.
 #[test]
 fn cub_outside_the_subset_is_a_located_error() {
-    let radix = common::rejected_with(
-        "cub-radix",
+    let histogram = common::rejected_with(
+        "cub-histogram",
         "#include <cub/cub.cuh>\n__global__ void k(int *o) {\n\
-         typedef cub::BlockRadixSort<int, 128, 4> Sort;\n\
-         __shared__ typename Sort::TempStorage t;\n  o[0] = 1;\n}\n",
+         typedef cub::BlockHistogram<int, 128, 4, 16> H;\n\
+         __shared__ typename H::TempStorage t;\n  o[0] = 1;\n}\n",
         "E0002",
     );
     assert!(
-        radix.contains("error[E0002]: `cub::BlockRadixSort` is not supported by kernelc")
-            && radix.contains("e.cu:3:9")
-            && radix.contains("CUB is included here")
-            && radix.contains("`cub::BlockReduce`"),
-        "{radix}"
+        histogram.contains("error[E0002]: `cub::BlockHistogram` is not supported by kernelc")
+            && histogram.contains("e.cu:3:9")
+            && histogram.contains("CUB is included here")
+            && histogram.contains("`cub::BlockReduce`"),
+        "{histogram}"
     );
-    assert_eq!(radix.matches("error[").count(), 1, "{radix}");
+    assert_eq!(histogram.matches("error[").count(), 1, "{histogram}");
     let sum = common::rejected_with(
         "cub-sum",
         "#include <cub/block/block_reduce.cuh>\n__global__ void k(float *o) {\n\
@@ -590,9 +617,57 @@ fn block_loads_and_stores_move_what_cub_moves() {
     }
 }
 
-/// Outside the subset's shapes, the header's static assertions refuse at
-/// the instantiation (E0013): a logical warp of 24 lanes for `WarpScan`,
-/// a warp-transposing load over 48 threads.
+/// Checks one block's sort of `keys` (their places as values) from the
+/// `input` keys: the keys in order (`descending` or not), each the input
+/// key at its value's place, and equal keys in their input order.
+fn assert_stable_sort(input: &[u32], keys: &[u32], values: &[i32], descending: bool) {
+    for (i, (k, v)) in keys.iter().zip(values).enumerate() {
+        assert_eq!(*k, input[*v as usize], "item {i}: its value's key");
+        if i > 0 {
+            let (before, at) = (keys[i - 1], *k);
+            let ordered = if descending {
+                before >= at
+            } else {
+                before <= at
+            };
+            assert!(ordered, "items {} and {i}: {before} then {at}", i - 1);
+            if before == at {
+                assert!(values[i - 1] < *v, "item {i}: equal keys out of order");
+            }
+        }
+    }
+    let mut places: Vec<i32> = values.to_vec();
+    places.sort_unstable();
+    assert!(
+        places.iter().copied().eq(0..input.len() as i32),
+        "a permutation"
+    );
+}
+
+#[test]
+fn block_radix_sorts_sort_as_cub_does() {
+    let runs = same_as_nvcc("radix_sort.cu", RADIX_SORT, "0");
+    // The unsigned keys of the first block, made as `make_key` makes them
+    // (many equal), sorted ascending and descending with their places.
+    let raw = common::u32s(runs[0][0].as_deref().unwrap());
+    let input: Vec<u32> = raw[..128]
+        .iter()
+        .map(|r| if r & 3 != 0 { r % 50 } else { *r })
+        .collect();
+    let keys = common::u32s(runs[0][1].as_deref().unwrap());
+    let values = common::i32s(runs[0][2].as_deref().unwrap());
+    assert_stable_sort(&input, &keys[384..512], &values[256..384], false);
+    assert_stable_sort(&input, &keys[128..256], &values[..128], true);
+    // Blocked to striped leaves thread t the tile's sorted items t, t +
+    // 32, ..., which a striped store puts back in order.
+    assert_eq!(keys[768..896], keys[384..512]);
+    assert_eq!(values[384..512], values[256..384]);
+}
+
+/// Outside the subset's shapes and forms, the header's static assertions
+/// refuse at the instantiation (E0013): a logical warp of 24 lanes for
+/// `WarpScan`, a warp-transposing load over 48 threads, a scan's prefix
+/// callback, an inclusive scan of one item from an initial value.
 #[test]
 fn unsupported_shapes_are_refused() {
     let warp = common::rejected_with(
@@ -614,6 +689,33 @@ fn unsupported_shapes_are_refused() {
         "E0013",
     );
     assert!(load.contains("need a block of whole warps"), "{load}");
+    // CUB's forms that kernelc's scans do not take: a prefix callback,
+    // and an initial value for an inclusive scan of one item a thread
+    // (CUB has none either).
+    let callback = common::rejected_with(
+        "cub-scan-callback",
+        "#include <cub/block/block_scan.cuh>\nstruct Prefix {\n  int total;\n\
+         __device__ int operator()(int a) { int old = total; total += a; return old; }\n};\n\
+         __global__ void k(int *o) {\n  typedef cub::BlockScan<int, 64> S;\n\
+         __shared__ typename S::TempStorage t;\n  Prefix p = {0};\n  int r;\n\
+         S(t).ExclusiveScan(o[threadIdx.x], r, cuda::std::plus<>(), p);\n  o[threadIdx.x] = r;\n}\n",
+        "E0013",
+    );
+    assert!(callback.contains("take no prefix callback"), "{callback}");
+    assert_eq!(callback.matches("error[").count(), 1, "{callback}");
+    let one = common::rejected_with(
+        "cub-inclusive-init",
+        "#include <cub/block/block_scan.cuh>\n__global__ void k(int *o) {\n\
+         typedef cub::BlockScan<int, 64> S;\n  __shared__ typename S::TempStorage t;\n  int r;\n\
+         S(t).InclusiveScan(o[threadIdx.x], r, 5, cuda::std::plus<>());\n  o[threadIdx.x] = r;\n}\n",
+        "E0013",
+    );
+    assert!(
+        one.contains("initial value for an array of items a thread only")
+            && one.contains("e.cu:6:")
+            && one.matches("error[").count() == 1,
+        "{one}"
+    );
 }
 
 /// Host code may use CUB's device-wide algorithms: kernelc skips it and

@@ -1,9 +1,10 @@
 // <cub/cub.cuh> for kernelc (and <cub/block/block_reduce.cuh>,
 // <cub/block/block_scan.cuh>, <cub/block/block_load.cuh>,
 // <cub/block/block_store.cuh>, <cub/block/block_exchange.cuh>,
-// <cub/warp/warp_reduce.cuh>, <cub/warp/warp_scan.cuh>, which name this
-// header too): CUB's block- and warp-wide reductions and scans, its block
-// loads, stores and exchanges, with the
+// <cub/block/block_radix_sort.cuh>, <cub/warp/warp_reduce.cuh>,
+// <cub/warp/warp_scan.cuh>, which name this header too): CUB's block- and
+// warp-wide reductions and scans, its block loads, stores and exchanges,
+// its block radix sort, with the
 // functors of libcu++ that CUB's headers bring (`cuda::std::plus<>`,
 // `cuda::maximum<>`, `cuda::minimum<>`), written for kernelc as class
 // templates of CUDA source.
@@ -91,7 +92,18 @@ template <> struct minimum<void> {
 } // namespace __4
 } // namespace cuda
 
+// The CUDA runtime's shared memory bank sizes, which name
+// `cub::BlockRadixSort`'s eighth parameter's type and value.
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2,
+};
+
 namespace cub {
+
+// CUB's "no type": a `BlockRadixSort` of keys without values.
+struct NullType {};
 
 enum BlockReduceAlgorithm {
   BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY,
@@ -321,12 +333,30 @@ __device__ __forceinline__ T warp_exclusive(T &inclusive, int lane, unsigned int
   return exclusive;
 }
 
+// Whether a scan's output `Out` is a thread's array of items rather than
+// one item of type `T`.
+template <class Out, class T> struct items_of { static constexpr bool value = true; };
+template <class T> struct items_of<T, T> { static constexpr bool value = false; };
+// kernelc deduces a `long long` argument's type as `long` (both 64 bits),
+// which its `is_same` tells apart.
+template <> struct items_of<long, long long> { static constexpr bool value = false; };
+template <> struct items_of<unsigned long, unsigned long long> {
+  static constexpr bool value = false;
+};
+template <> struct items_of<long long, long> { static constexpr bool value = false; };
+template <> struct items_of<unsigned long long, unsigned long> {
+  static constexpr bool value = false;
+};
+
 // Stores a scan's total where the caller asked for it (`give(v)` with no
 // place is nothing).
 template <class T> __device__ __forceinline__ void give(const T &) {}
 template <class T, class Place>
 __device__ __forceinline__ void give(const T &value, Place &place) {
-  place = value;
+  static_assert(!items_of<Place, T>::value,
+                "kernelc's cub::BlockScan and cub::WarpScan take no prefix callback: a scan's "
+                "last argument is the place for its aggregate, of the scan's type");
+  if constexpr (!items_of<Place, T>::value) place = value;
 }
 
 // An exclusive scan from an initial value, with or without a place for
@@ -466,17 +496,6 @@ __device__ __forceinline__ T block_scan(ScanStorage<T, Threads> &s, int rank, T 
     return raking_scan<Threads, T>(s, rank, x, op, kind, init, total);
 }
 
-// Whether a scan's output `Out` is a thread's array of items rather than
-// one item of type `T`.
-template <class Out, class T> struct items_of { static constexpr bool value = true; };
-template <class T> struct items_of<T, T> { static constexpr bool value = false; };
-// kernelc deduces a `long long` argument's type as `long` (both 64 bits),
-// which its `is_same` tells apart.
-template <> struct items_of<long, long long> { static constexpr bool value = false; };
-template <> struct items_of<unsigned long, unsigned long long> {
-  static constexpr bool value = false;
-};
-
 // The first of a call's arguments (an operator after an initial value).
 template <class F, class... Rest> __device__ __forceinline__ F first_of(F first, Rest &&...) {
   return first;
@@ -603,6 +622,14 @@ private:
     return __shfl_sync(lanes, inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
   }
 
+  template <class Op, class... Total>
+  __device__ __forceinline__ void inclusive_from(T input, T &output, T init, Op op,
+                                                 Total &...warp_aggregate) {
+    T incl = inclusive(input, op);
+    __kernelc::give(total(incl), warp_aggregate...);
+    output = op(init, incl);
+  }
+
   template <class Op>
   __device__ __forceinline__ T exclusive(T &inclusive, Op op, bool has_init, T init) {
     return __kernelc::warp_exclusive<LogicalWarpThreads>(inclusive, lane, lanes, op, has_init,
@@ -616,14 +643,18 @@ public:
     lanes = __kernelc::warp_lanes<LogicalWarpThreads>(hw_lane);
   }
 
-  template <class Op> __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op) {
-    output = inclusive(input, op);
-  }
-
-  template <class Op>
-  __device__ __forceinline__ void InclusiveScan(T input, T &output, Op op, T &warp_aggregate) {
-    output = inclusive(input, op);
-    warp_aggregate = total(output);
+  // `(op)`, `(op, warp_aggregate)`, `(init, op)` and `(init, op,
+  // warp_aggregate)`: an initial value is combined into every result, on
+  // the left, and the aggregate leaves it out. One template, as
+  // `ExclusiveScan` below.
+  template <class A, class... Rest>
+  __device__ __forceinline__ void InclusiveScan(T input, T &output, A a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      inclusive_from(input, output, T(a), rest...);
+    } else {
+      output = inclusive(input, a);
+      __kernelc::give(total(output), rest...);
+    }
   }
 
   // `(init, op)`, `(init, op, warp_aggregate)`, `(op)` and `(op,
@@ -631,7 +662,7 @@ public:
   // undefined. One template, as in `BlockScan`: `(init, op)` and `(op,
   // warp_aggregate)` have the same arity, and `is_value` tells them apart.
   template <class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A &&a, Rest &&...rest) {
+  __device__ __forceinline__ void ExclusiveScan(T input, T &output, A a, Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
       T incl = inclusive(input, a);
       output = exclusive(incl, a, false, T());
@@ -655,7 +686,7 @@ public:
   // `(op)`, or `(init, op)`, which starts the inclusive results from
   // `init` too.
   template <class A, class... Rest>
-  __device__ __forceinline__ void Scan(T input, T &inclusive_output, T &exclusive_output, A &&a,
+  __device__ __forceinline__ void Scan(T input, T &inclusive_output, T &exclusive_output, A a,
                                        Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 0) {
       inclusive_output = inclusive(input, a);
@@ -718,16 +749,22 @@ public:
   // its arguments (kernelc's member templates do not overload with
   // ordinary members of their name, which CUB's one-item forms are): one
   // item a thread or an array of N (`items_of`), then `(op)` or `(op,
-  // block_aggregate)`.
-  template <class In, class Out, class Op, class... Total>
-  __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, Op op,
-                                                Total &...block_aggregate) {
-    if constexpr (__kernelc::items_of<Out, T>::value) {
-      items_inclusive(input, output, false, op, block_aggregate...);
+  // block_aggregate)`, and over arrays also `(init, op)` and `(init, op,
+  // block_aggregate)` (CUB has no initial value for one item a thread).
+  template <class In, class Out, class A, class... Rest>
+  __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
+    if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
+      static_assert(__kernelc::items_of<Out, T>::value,
+                    "cub::BlockScan::InclusiveScan takes an initial value for an array of items "
+                    "a thread only");
+      if constexpr (__kernelc::items_of<Out, T>::value)
+        items_inclusive_from(input, output, T(a), rest...);
+    } else if constexpr (__kernelc::items_of<Out, T>::value) {
+      items_inclusive(input, output, false, a, rest...);
     } else {
       T total;
-      output = scan(input, op, true, false, T(), total);
-      __kernelc::give(total, block_aggregate...);
+      output = scan(input, a, true, false, T(), total);
+      __kernelc::give(total, rest...);
     }
   }
 
@@ -735,7 +772,7 @@ public:
   // block_aggregate)`; without an initial value, thread 0's result is
   // undefined (as in CUB).
   template <class In, class Out, class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A &&a, Rest &&...rest) {
+  __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
     if constexpr (__kernelc::items_of<Out, T>::value) {
       items_exclusive(input, output, a, rest...);
     } else if constexpr (sizeof...(Rest) == 2 ||
@@ -793,11 +830,22 @@ private:
     }
   }
 
+  // CUB's inclusive scan of arrays from an initial value: the partials'
+  // exclusive scan from it, then every thread's items scanned after its
+  // prefix.
+  template <int N, class Op, class... Total>
+  __device__ __forceinline__ void items_inclusive_from(T (&input)[N], T (&output)[N], T init, Op op,
+                                                       Total &...block_aggregate) {
+    T prefix = __kernelc::thread_reduce(input, op);
+    ExclusiveScan(prefix, prefix, init, op, block_aggregate...);
+    __kernelc::thread_scan(input, output, op, prefix, true, true);
+  }
+
   // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
   // block_aggregate)`; without an initial value, thread 0's first result
   // is undefined (as in CUB).
   template <int N, class A, class... Rest>
-  __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A &&a,
+  __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A a,
                                                   Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
       T prefix = __kernelc::thread_reduce(input, __kernelc::first_of(rest...));
@@ -1157,6 +1205,271 @@ public:
     for (int k = 0; k < ItemsPerThread; ++k) temp.items[ranks[k]] = input[k];
     __syncthreads();
     for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[striped(k)];
+  }
+};
+
+
+// Sorting a block's keys (and values that travel with them). Each thread
+// holds `ItemsPerThread` keys, blocked; the sort is CUB's radix sort, so
+// its order is CUB's: by the keys' bits from `begin_bit` to `end_bit`
+// (after "twiddling" signed and floating keys so that their bits' order
+// is theirs), stable, -0.0 and +0.0 equal. `MemoizeOuterScan` and
+// `SMemConfig` tune CUB's memory use only; `InnerScanAlgorithm` is the
+// block scan that ranks the keys' digits.
+namespace __kernelc {
+
+// The key types of a radix sort (`Bits` is its unsigned type of the
+// same size), each turned into bits whose unsigned order is the key's
+// order ("twiddled"): unsigned keys as they are, signed ones with the
+// sign bit flipped, floating ones with the sign bit flipped when clear
+// and every bit flipped when set (a more negative number has larger
+// magnitude bits).
+template <class Key> struct radix_key;
+
+template <class U> struct radix_unsigned {
+  using Bits = U;
+  static constexpr bool floating = false;
+  __device__ __forceinline__ static Bits in(Bits k) { return k; }
+  __device__ __forceinline__ static Bits out(Bits b) { return b; }
+};
+template <> struct radix_key<unsigned char> { using type = radix_unsigned<unsigned char>; };
+template <> struct radix_key<unsigned short> { using type = radix_unsigned<unsigned short>; };
+template <> struct radix_key<unsigned int> { using type = radix_unsigned<unsigned int>; };
+template <> struct radix_key<unsigned long> { using type = radix_unsigned<unsigned long>; };
+template <> struct radix_key<unsigned long long> { using type = radix_unsigned<unsigned long long>; };
+
+template <class S, class U> struct radix_signed {
+  using Bits = U;
+  static constexpr bool floating = false;
+  static constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+  __device__ __forceinline__ static Bits in(S k) { return U(k) ^ sign; }
+  __device__ __forceinline__ static S out(Bits b) { return S(b ^ sign); }
+};
+template <> struct radix_key<char> { using type = radix_signed<char, unsigned char>; };
+template <> struct radix_key<signed char> { using type = radix_signed<signed char, unsigned char>; };
+template <> struct radix_key<short> { using type = radix_signed<short, unsigned short>; };
+template <> struct radix_key<int> { using type = radix_signed<int, unsigned int>; };
+template <> struct radix_key<long> { using type = radix_signed<long, unsigned long>; };
+template <> struct radix_key<long long> { using type = radix_signed<long long, unsigned long long>; };
+
+// (The floating keys' bit casts are their own; each names its `Bits`,
+// as kernelc does not find a base's member types from a derived class's
+// own members.)
+template <class U> __device__ __forceinline__ U twiddle_floating(U b) {
+  const U sign = U(1) << (sizeof(U) * 8 - 1);
+  return b ^ (b & sign ? ~U(0) : sign);
+}
+template <class U> __device__ __forceinline__ U untwiddle_floating(U b) {
+  const U sign = U(1) << (sizeof(U) * 8 - 1);
+  return b ^ (b & sign ? sign : ~U(0));
+}
+struct radix_float {
+  using Bits = unsigned int;
+  static constexpr bool floating = true;
+  static constexpr Bits sign = 0x80000000u;
+  __device__ __forceinline__ static Bits in(float k) { return twiddle_floating(__float_as_uint(k)); }
+  __device__ __forceinline__ static float out(Bits b) {
+    return __uint_as_float(untwiddle_floating(b));
+  }
+};
+struct radix_double {
+  using Bits = unsigned long long;
+  static constexpr bool floating = true;
+  static constexpr Bits sign = 0x8000000000000000ull;
+  __device__ __forceinline__ static Bits in(double k) {
+    return twiddle_floating((Bits)__double_as_longlong(k));
+  }
+  __device__ __forceinline__ static double out(Bits b) {
+    return __longlong_as_double((long long)untwiddle_floating(b));
+  }
+};
+
+template <> struct radix_key<float> { using type = radix_float; };
+template <> struct radix_key<double> { using type = radix_double; };
+
+// The digit of twiddled bits `b` at `begin`, `count` bits wide. CUB
+// sorts -0.0 as +0.0 (the two are equal keys, kept in their order).
+template <class Traits>
+__device__ __forceinline__ unsigned int radix_digit(typename Traits::Bits b, int begin, int count) {
+  using Bits = typename Traits::Bits;
+  if constexpr (Traits::floating) {
+    if (b == Bits(~Traits::sign)) b = Traits::sign;
+  }
+  return (unsigned int)(b >> begin) & ((1u << count) - 1u);
+}
+
+// What a radix sort's pass ranks through: a count of each digit for each
+// thread, digit-major (so scanning them in order gives each digit's keys
+// their places thread by thread), and a block scan's storage.
+template <int Threads, int Digits> struct RankStorage {
+  unsigned short counts[Digits * Threads];
+  ScanStorage<int, Threads> scan;
+};
+
+// The stable rank of each of a thread's `digits` among the block's
+// (blocked: thread t's items come after thread t-1's): the keys of smaller
+// digits, then those of its digit in earlier threads, then in earlier
+// items of this thread. Each thread counts its digits, the block scans
+// the counts in digit-major order (each thread scanning `Digits`
+// consecutive counts after its exclusive prefix of the others' sums),
+// and each item adds its count's prefix to its place within the thread.
+template <int Threads, int N, int Digits, BlockScanAlgorithm Scan>
+__device__ __forceinline__ void radix_rank(RankStorage<Threads, Digits> &s, int rank,
+                                           const unsigned int (&digits)[N], int (&ranks)[N]) {
+  for (int d = 0; d < Digits; ++d) s.counts[d * Threads + rank] = 0;
+  for (int k = 0; k < N; ++k) {
+    unsigned short &count = s.counts[digits[k] * Threads + rank];
+    ranks[k] = count;
+    count = count + 1;
+  }
+  __syncthreads();
+  unsigned short *mine = s.counts + rank * Digits;
+  int sum = 0;
+  for (int i = 0; i < Digits; ++i) sum += mine[i];
+  int total;
+  ScanKind exclusive = {false, true};
+  int prefix = block_scan<Scan, Threads, int>(s.scan, rank, sum, cuda::std::plus<>(),
+                                                              exclusive, 0, total);
+  for (int i = 0; i < Digits; ++i) {
+    int count = mine[i];
+    mine[i] = (unsigned short)prefix;
+    prefix += count;
+  }
+  __syncthreads();
+  for (int k = 0; k < N; ++k) ranks[k] += s.counts[digits[k] * Threads + rank];
+}
+
+// A radix sort's storage: a pass ranks, then moves the keys and then
+// the values through the same memory.
+template <class Bits, class Value, int Threads, int N, int Digits> union RadixStorage {
+  RankStorage<Threads, Digits> ranking;
+  Bits keys[Threads * N];
+  Value values[Threads * N];
+};
+
+// Each thread's items moved to their ranks in the block's tile, then
+// read back blocked or striped.
+template <int Threads, int N, class T, class Tile>
+__device__ __forceinline__ void scatter(Tile *tile, int rank, T (&items)[N], const int (&ranks)[N],
+                                        bool striped) {
+  for (int k = 0; k < N; ++k) tile[ranks[k]] = items[k];
+  __syncthreads();
+  for (int k = 0; k < N; ++k) items[k] = tile[striped ? k * Threads + rank : rank * N + k];
+}
+
+// CUB's radix sort of a block's keys (and values), `RadixBits` bits a
+// pass from `begin_bit` to `end_bit`: each pass ranks the keys stably by
+// their digit (`radix_rank`) and moves them (and then their values) to
+// their ranks, blocked again for the next pass and the result, or
+// striped after the last pass (`striped`). A descending sort ranks the
+// digits' complements, so equal keys keep their order as in CUB.
+template <int Threads, int N, int RadixBits, BlockScanAlgorithm Scan, bool HasValues,
+          class Key, class Value, class Storage>
+__device__ void radix_sort(Storage &s, int rank, Key (&keys)[N], Value (&values)[N],
+                                           int begin_bit, int end_bit, bool descending,
+                                           bool striped) {
+  using Traits = typename radix_key<Key>::type;
+  const int digits = 1 << RadixBits;
+  typename Traits::Bits bits[N];
+  for (int k = 0; k < N; ++k) bits[k] = Traits::in(keys[k]);
+  for (int begin = begin_bit;; begin += RadixBits) {
+    int count = end_bit - begin < RadixBits ? end_bit - begin : RadixBits;
+    unsigned int digit[N];
+    for (int k = 0; k < N; ++k) {
+      digit[k] = radix_digit<Traits>(bits[k], begin, count < 0 ? 0 : count);
+      if (descending) digit[k] = digits - 1 - digit[k];
+    }
+    int ranks[N];
+    radix_rank<Threads, N, (1 << RadixBits), Scan>(s.ranking, rank, digit, ranks);
+    bool last = begin + RadixBits >= end_bit;
+    __syncthreads();
+    scatter<Threads>(s.keys, rank, bits, ranks, striped && last);
+    if constexpr (HasValues) {
+      __syncthreads();
+      scatter<Threads>(s.values, rank, values, ranks, striped && last);
+    }
+    if (last) break;
+    __syncthreads();
+  }
+  for (int k = 0; k < N; ++k) keys[k] = Traits::out(bits[k]);
+}
+
+} // namespace __kernelc
+
+template <class KeyT, int BlockDimX, int ItemsPerThread, class ValueT = NullType, int RadixBits = 4,
+          bool MemoizeOuterScan = true, BlockScanAlgorithm InnerScanAlgorithm = BLOCK_SCAN_WARP_SCANS,
+          cudaSharedMemConfig SMemConfig = cudaSharedMemBankSizeFourByte, int BlockDimY = 1, int BlockDimZ = 1>
+class BlockRadixSort {
+  static constexpr int BLOCK_THREADS = BlockDimX * BlockDimY * BlockDimZ;
+  static_assert(BlockDimX * BlockDimY * BlockDimZ * ItemsPerThread < 65536,
+                "cub::BlockRadixSort counts a tile's keys in 16 bits, as CUB does");
+
+  using Traits = typename __kernelc::radix_key<KeyT>::type;
+  using Bits = typename Traits::Bits;
+
+public:
+  struct TempStorage {
+    __kernelc::RadixStorage<Bits, ValueT,
+                          BlockDimX * BlockDimY * BlockDimZ, ItemsPerThread, (1 << RadixBits)>
+        storage;
+  };
+
+private:
+  TempStorage &temp;
+  int rank;
+
+  template <bool Values>
+  __device__ __forceinline__ void sort(KeyT (&keys)[ItemsPerThread], ValueT (&values)[ItemsPerThread],
+                                       int begin_bit, int end_bit, bool descending, bool striped) {
+    __kernelc::radix_sort<BLOCK_THREADS, ItemsPerThread, RadixBits, InnerScanAlgorithm, Values>(
+        temp.storage, rank, keys, values, begin_bit, end_bit, descending, striped);
+  }
+
+public:
+  __device__ __forceinline__ BlockRadixSort(TempStorage &temp_storage)
+      : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
+
+  __device__ __forceinline__ void Sort(KeyT (&keys)[ItemsPerThread], int begin_bit = 0,
+                                       int end_bit = sizeof(KeyT) * 8) {
+    ValueT none[ItemsPerThread];
+    sort<false>(keys, none, begin_bit, end_bit, false, false);
+  }
+  __device__ __forceinline__ void Sort(KeyT (&keys)[ItemsPerThread], ValueT (&values)[ItemsPerThread],
+                                       int begin_bit = 0, int end_bit = sizeof(KeyT) * 8) {
+    sort<true>(keys, values, begin_bit, end_bit, false, false);
+  }
+  __device__ __forceinline__ void SortDescending(KeyT (&keys)[ItemsPerThread], int begin_bit = 0,
+                                                 int end_bit = sizeof(KeyT) * 8) {
+    ValueT none[ItemsPerThread];
+    sort<false>(keys, none, begin_bit, end_bit, true, false);
+  }
+  __device__ __forceinline__ void SortDescending(KeyT (&keys)[ItemsPerThread],
+                                                 ValueT (&values)[ItemsPerThread], int begin_bit = 0,
+                                                 int end_bit = sizeof(KeyT) * 8) {
+    sort<true>(keys, values, begin_bit, end_bit, true, false);
+  }
+  __device__ __forceinline__ void SortBlockedToStriped(KeyT (&keys)[ItemsPerThread], int begin_bit = 0,
+                                                       int end_bit = sizeof(KeyT) * 8) {
+    ValueT none[ItemsPerThread];
+    sort<false>(keys, none, begin_bit, end_bit, false, true);
+  }
+  __device__ __forceinline__ void SortBlockedToStriped(KeyT (&keys)[ItemsPerThread],
+                                                       ValueT (&values)[ItemsPerThread],
+                                                       int begin_bit = 0,
+                                                       int end_bit = sizeof(KeyT) * 8) {
+    sort<true>(keys, values, begin_bit, end_bit, false, true);
+  }
+  __device__ __forceinline__ void SortDescendingBlockedToStriped(KeyT (&keys)[ItemsPerThread],
+                                                                 int begin_bit = 0,
+                                                                 int end_bit = sizeof(KeyT) * 8) {
+    ValueT none[ItemsPerThread];
+    sort<false>(keys, none, begin_bit, end_bit, true, true);
+  }
+  __device__ __forceinline__ void SortDescendingBlockedToStriped(KeyT (&keys)[ItemsPerThread],
+                                                                 ValueT (&values)[ItemsPerThread],
+                                                                 int begin_bit = 0,
+                                                                 int end_bit = sizeof(KeyT) * 8) {
+    sort<true>(keys, values, begin_bit, end_bit, true, true);
   }
 };
 

@@ -73,9 +73,9 @@ const THRUST: Library = Library {
     device: None,
 };
 
-/// CUB: its block and warp reductions and scans and its block loads and
-/// stores are kernelc's `frontend/headers/cub.cuh`; the rest serves host
-/// code only.
+/// CUB: its block and warp reductions and scans, its block loads, stores
+/// and exchanges and its block radix sort are kernelc's
+/// `frontend/headers/cub.cuh`; the rest serves host code only.
 const CUB: Library = Library {
     name: "CUB",
     namespace: "cub",
@@ -122,6 +122,8 @@ const CUB: Library = Library {
             "StoreDirectStriped",
             "StoreDirectWarpStriped",
             "BlockExchange",
+            "BlockRadixSort",
+            "NullType",
             "__kernelc",
         ],
         classes: &[
@@ -132,6 +134,7 @@ const CUB: Library = Library {
             "`cub::BlockLoad`",
             "`cub::BlockStore`",
             "`cub::BlockExchange`",
+            "`cub::BlockRadixSort`",
         ],
     }),
 };

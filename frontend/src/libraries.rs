@@ -5,7 +5,7 @@
 //! skipped as any host code is. Of CUB, kernelc provides the block and
 //! warp collectives as a header of its own (`frontend/headers/cub.cuh`,
 //! read at the first include); the rest of CUB and all of Thrust are for
-//! host code only. Device code that names one of those (`cub::BlockRadixSort`,
+//! host code only. Device code that names one of those (`cub::BlockHistogram`,
 //! `thrust::complex<float>`) would otherwise fail with an unknown name and
 //! a cascade after it; this check runs on the device tokens before they
 //! are parsed and refuses each such name where it is written (E0002),
