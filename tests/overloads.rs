@@ -226,3 +226,38 @@ fn a_template_instance_that_converts_better_beats_a_function() {
     let got = common::launch_buffers(&theirs, "emu", ("_Z1kPi", args), &dir.join("nvcc"), &one);
     assert_eq!(ints(got[0].as_ref().unwrap()), want, "nvcc");
 }
+
+/// A character literal is a `char`, as C++ types it (C's `int` picked
+/// `kind(int)` and deduced `T` = `int`): each thread's ten values are the
+/// expected ones, on the emulator from kernelc's PTX and nvcc's and on the
+/// interpreter.
+#[test]
+fn character_literals_are_chars() {
+    let dir = scratch("overloads-char-literals");
+    let src = common::root().join("tests/fixtures/templates/char_literals.cu");
+    let launch: (&str, &[&str]) = ("_Z8literalsPKiPi", &["i32[]:iota:64", "i32[]:zeros:640"]);
+    let runs = common::fixture_runs(&src, &dir, launch);
+    let got = ints(&runs.ours[1]);
+    for t in 0..64 {
+        let i = t as i32;
+        let s = [b'x', b'y', b'z', 0];
+        let expected = [
+            1,
+            2,
+            1,
+            1,
+            97 + i,
+            -i,
+            // `twice<char>`: 194 wraps to a `char`.
+            -62,
+            i32::from(s[(i & 3) as usize]),
+            if i == 1 { 1 } else { 2 },
+            // `c ? 'q' : 'r'` is a `char` too.
+            1,
+        ];
+        assert_eq!(&got[10 * t..10 * t + 10], &expected, "thread {t}");
+    }
+    if let Some((_, theirs)) = runs.theirs {
+        assert_eq!(runs.ours, theirs, "nvcc's PTX");
+    }
+}

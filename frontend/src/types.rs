@@ -712,6 +712,12 @@ impl CType {
         bits: 32,
         signed: true,
     };
+    /// C `char` (signed, as on x86-64 hosts; `signed char` is this type
+    /// spelled apart, `ast::Spelling::SignedChar`).
+    pub const CHAR: CType = CType::Int {
+        bits: 8,
+        signed: true,
+    };
     /// C `unsigned int`.
     pub const UINT: CType = CType::Int {
         bits: 32,

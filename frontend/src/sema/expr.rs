@@ -228,7 +228,9 @@ impl Checker {
                 None
             }
             A::IntLit { value, ty, .. } => Some(int_const(i128::from(*value), ty.clone(), span)),
-            A::CharLit(v) => Some(int_const(i128::from(*v), CType::INT, span)),
+            // C++'s `'a'` is a `char` (C's is an `int`): it picks `f(char)`
+            // over `f(int)` and deduces `T` = `char`; arithmetic promotes it.
+            A::CharLit(v) => Some(int_const(i128::from(*v), CType::CHAR, span)),
             A::StrLit(bytes) => Some(mk(ExprKind::Str(bytes.clone()), const_char_ptr(), span)),
             A::BoolLit(b) => Some(int_const(i128::from(*b), CType::Bool, span)),
             A::FloatLit { value, ty } => Some(mk(ExprKind::FloatConst(*value), ty.clone(), span)),
@@ -1357,10 +1359,13 @@ impl Checker {
         let e = self.expr(els);
         let (c, t, e) = (c?, t?, e?);
         let (tt, et) = (t.ty.clone(), e.ty.clone());
-        let ty = if tt.is_arithmetic() && et.is_arithmetic() {
-            usual_arithmetic(&tt, &et)
-        } else if tt == et {
+        // Operands of one type give that type (C++ [expr.cond]: `c ? 'q' :
+        // 'r'` is a `char`, not C's promoted `int`); other arithmetic
+        // operands their usual arithmetic conversion.
+        let ty = if tt == et {
             tt.clone()
+        } else if tt.is_arithmetic() && et.is_arithmetic() {
+            usual_arithmetic(&tt, &et)
         } else if tt.is_pointer()
             && et.is_pointer()
             && pointees_compatible(tt.pointee()?, et.pointee()?)
