@@ -177,7 +177,7 @@ fn auto_takes_the_initializers_type_after_decay() {
     assert_eq!(t("a"), ("float".into(), false));
     assert_eq!(t("b"), ("unsigned int".into(), false));
     assert_eq!(t("c"), ("const float *".into(), false));
-    assert_eq!(t("d"), ("int".into(), true));
+    assert_eq!(t("d"), ("char".into(), true)); // C++: a character literal is a `char`
     assert_eq!(t("e"), ("const float *".into(), false));
     assert_eq!(t("f"), ("float *".into(), false));
     assert_eq!(t("g"), ("double".into(), false));

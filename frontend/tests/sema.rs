@@ -33,7 +33,10 @@ fn usual_arithmetic_conversions() {
     assert_eq!(ty("f && p"), INT);
     assert_eq!(ty("b ? i : d"), CType::DOUBLE);
     assert_eq!(ty("sizeof(double)"), ULONG);
-    assert_eq!(ty("'a'"), INT);
+    // C++: a character literal is a `char`; `?:` of one type keeps it.
+    assert_eq!(ty("'a'"), CType::CHAR);
+    assert_eq!(ty("b ? c : c"), CType::CHAR);
+    assert_eq!(ty("b ? c : i"), INT);
     assert_eq!(ty("threadIdx.x"), UINT);
     assert_eq!(ty("(i, f)"), CType::FLOAT);
 }
