@@ -526,7 +526,7 @@ fn alignas_of_constant_expressions_lays_out_as_nvcc_does() {
             "thread {i}"
         );
     }
-    let shared = ".shared .align 16 .b8 layouts$tile[512];";
+    let shared = ".shared .align 16 .b8 _ZZ7layoutsPKiPiE4tile[512];";
     assert!(runs.ptx.contains(shared), "{}", runs.ptx);
     assert!(runs.ptx.contains(".local .align 8 .b8"), "{}", runs.ptx);
     if let Some((nvcc_ptx, theirs)) = &runs.theirs {
