@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(256, 2) k(float *out, const float *in, int n) 
 // check: .global .align 4 .b8 counter[4] = {7, 0, 0, 0};
 // check: .shared .align 4 .b8 file_tile[64];
 // check: .extern .shared .align 4 .b8 dyn[];
-// check: .shared .align 4 .b8 k$tile[1088];
+// check: .shared .align 4 .b8 _ZZ1kPfPKfiE4tile[1088];
 // check: .func (.param .b32 func_retval0) _Z4pickii(
 // check: .entry _Z1kPfPKfi(
 // check: .maxntid 256, 1, 1
