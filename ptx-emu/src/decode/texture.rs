@@ -55,17 +55,19 @@ pub(super) fn decode(p: &Parts) -> Result<Option<Op>, DecodeError> {
     }))
 }
 
+/// The geometries of `tex`, `suld` and `sust`: the modifier, its number
+/// of coordinates and whether it is layered (an array of images, the
+/// layer an operand of its own).
+const GEOMETRIES: &[(&str, (usize, bool))] = &[
+    ("1d", (1, false)),
+    ("2d", (2, false)),
+    ("3d", (3, false)),
+    ("a1d", (1, true)),
+    ("a2d", (2, true)),
+];
+
 fn tex(p: &Parts) -> Result<Tex, DecodeError> {
-    let (dims, layered) = p
-        .mods
-        .first_of(&[
-            ("1d", (1, false)),
-            ("2d", (2, false)),
-            ("3d", (3, false)),
-            ("a1d", (1, true)),
-            ("a2d", (2, true)),
-        ])
-        .ok_or_else(|| p.unsupported())?;
+    let (dims, layered) = p.mods.first_of(GEOMETRIES).ok_or_else(|| p.unsupported())?;
     let types = p.mods.types();
     let [d, c] = types[..] else {
         return Err(p.unsupported());
@@ -88,16 +90,7 @@ fn tex(p: &Parts) -> Result<Tex, DecodeError> {
 
 fn surf(p: &Parts) -> Result<Surf, DecodeError> {
     let store = p.opcode == "sust";
-    let (dims, layered) = p
-        .mods
-        .first_of(&[
-            ("1d", (1, false)),
-            ("2d", (2, false)),
-            ("3d", (3, false)),
-            ("a1d", (1, true)),
-            ("a2d", (2, true)),
-        ])
-        .ok_or_else(|| p.unsupported())?;
+    let (dims, layered) = p.mods.first_of(GEOMETRIES).ok_or_else(|| p.unsupported())?;
     let vec = p.mods.first_of(&[("v2", 2), ("v4", 4)]).unwrap_or(1);
     let ty = p.mods.last_type().ok_or_else(|| p.unsupported())?;
     if !p.mods.has(".b") || ty.kind != Kind::B || ty.bits > 64 {
