@@ -235,29 +235,6 @@ fn kernelc_ptx(src: &Path, extra: &[&str]) -> String {
     stdout(&out)
 }
 
-/// nvcc's name of a `static` function, `_ZN<n>_INTERNAL_<hash>_<file>_<..>
-/// <name>E<params>`, as kernelc names it: `_Z<name><params>` (the hash
-/// of the file is not reproduced; the name is internal to the module).
-/// Names in an anonymous namespace are shortened alike, for comparing
-/// functions nvcc names in both namespaces.
-fn without_internal_prefix(name: &str) -> String {
-    let Some(mut rest) = name.strip_prefix("_ZN") else {
-        return name.to_string();
-    };
-    let mut last = "";
-    while let Some(digits) = rest.find(|c: char| !c.is_ascii_digit()).filter(|&d| d > 0) {
-        let len: usize = rest[..digits].parse().unwrap();
-        last = &rest[digits..digits + len];
-        rest = &rest[digits + len..];
-    }
-    match rest.strip_prefix('E') {
-        Some(params) if name.contains("_INTERNAL_") || name.contains("_GLOBAL__N_") => {
-            format!("_Z{}{last}{params}", last.len())
-        }
-        _ => name.to_string(),
-    }
-}
-
 /// Where two lists of declarations differ, one line per difference.
 fn differences(ours: &[Declared], theirs: &[Declared]) -> String {
     let mut text = String::new();
@@ -331,9 +308,6 @@ fn linkage_is_nvccs_with_and_without_rdc() {
     for flags in [&[][..], &["-rdc=true"][..]] {
         let ours = declarations(&kernelc_ptx(&src, flags));
         let mut theirs = declarations(&nvcc_ptx(&nvcc, &src, flags));
-        for d in &mut theirs {
-            d.name = without_internal_prefix(&d.name);
-        }
         if flags.is_empty() {
             // Without -rdc nvcc moves a `__shared__` variable that one
             // kernel uses into that kernel; it is the same memory.
@@ -426,12 +400,6 @@ fn inline_functions_are_weak_under_rdc_as_nvccs() {
         return;
     };
     let mut theirs = declarations(&nvcc_ptx(&nvcc, &src, &["-rdc=true"]));
-    // nvcc names a function with internal linkage inside its file's
-    // `_INTERNAL_` namespace, which kernelc does not (the name is private to
-    // the module either way).
-    for d in ours.iter_mut().chain(&mut theirs) {
-        d.name = without_internal_prefix(&d.name);
-    }
     // nvcc declares a function before the kernel that calls it, on lines
     // of their own (no `;` on the first): one entry a name.
     for list in [&mut ours, &mut theirs] {
@@ -524,22 +492,115 @@ fn local_shared_variables_have_nvccs_names() {
     let Some(nvcc) = common::nvcc_or_skip("local __shared__ names against nvcc") else {
         return;
     };
-    // nvcc names a local of the anonymous namespace's function inside its
-    // file-unique `_INTERNAL_` namespace as well; kernelc keeps the
-    // function's own name there (internal to the module either way).
-    let internal = |name: &String| name.contains("_INTERNAL_") || name.contains("_GLOBAL__N_");
     let theirs = shared_names(&nvcc_ptx(&nvcc, &src, &[]));
-    let (ours_internal, ours): (Vec<_>, Vec<_>) = ours.into_iter().partition(internal);
-    let (theirs_internal, theirs): (Vec<_>, Vec<_>) = theirs.into_iter().partition(internal);
     assert_eq!(ours, theirs);
-    assert_eq!(
-        ours_internal.len(),
-        theirs_internal.len(),
-        "{ours_internal:?} {theirs_internal:?}"
-    );
+}
+
+/// Names with internal linkage, each kept out of line (`__noinline__`):
+/// `static` functions and function templates, functions and variables in
+/// anonymous namespaces (also inside a named one), a `static` variable in
+/// a namespace, a prototype that alone says `static`, and `static`
+/// functions as a kernel template's arguments (llama.cpp's dequantizers),
+/// which bring their names into the kernels' names. Beside them what nvcc
+/// names as usual: `static` kernels and kernel templates, members of a
+/// class in an anonymous namespace, a function whose parameter is such a
+/// class, a global-namespace `static` variable. (That function is
+/// defined after the kernel: nvcc does not take it for the first
+/// definition with external linkage, whose name tags the file's unique
+/// namespaces, and kernelc would.)
+const INTERNAL_NAMES: &str = "\
+typedef float (*dequantize_t)(const unsigned char *, int);
+static __device__ __noinline__ float dq4(const unsigned char *q, int i) { return (q[i / 2] >> (4 * (i & 1))) & 15; }
+static __device__ __noinline__ float dq8(const unsigned char *q, int i) { return q[i]; }
+template <int QK, dequantize_t DQ> __global__ void dequantize(const unsigned char *q, float *y) { y[threadIdx.x] = DQ(q, threadIdx.x) * QK; }
+static __device__ int hits;
+namespace { __device__ int anon_count; __constant__ float anon_tab[4]; struct A { int x; __device__ __noinline__ int get() const { return x; } static __device__ __noinline__ int twice(int v) { return 2 * v; } }; }
+__device__ int by_value(A a);
+namespace ns { static __device__ int ns_static; namespace { __device__ __noinline__ int nested(int x) { return x + ns_static; } } }
+static __device__ __noinline__ int two(A *a, A *b) { return a->x + b->x; }
+template <class T> static __device__ __noinline__ T scaled(T x) { return x * 3 + anon_count + anon_tab[1]; }
+static __device__ float proto(float x);
+__device__ __noinline__ float proto(float x) { __shared__ float t[4]; t[threadIdx.x & 3] = x; __syncthreads(); return t[0]; }
+static __global__ void hidden_kernel(int *p) { p[0] = hits; }
+template <class T> static __global__ void hidden_template(T *p) { p[0] = T(1); }
+__global__ void k(int *p, float *f) {
+    A a{p[0]};
+    p[1] = by_value(a) + a.get() + A::twice(p[2]) + ns::nested(p[3]) + two(&a, &a) + scaled(p[4]);
+    f[0] = proto(f[1]) + scaled(f[2]);
+    hits++;
+}
+__device__ __noinline__ int by_value(A a) { return a.x; }
+void launch(const unsigned char *q, float *y, int *p) {
+    dequantize<32, dq4><<<1, 32>>>(q, y);
+    dequantize<32, dq8><<<1, 32>>>(q, y);
+    hidden_kernel<<<1, 1>>>(p);
+    hidden_template<<<1, 1>>>(y);
+}
+";
+
+#[test]
+fn internal_names_are_nvccs() {
+    let dir = scratch("mangle-internal");
+    let src = write(&dir, "internal_names.cu", INTERNAL_NAMES);
+    let ptx = kernelc_ptx(&src, &[]);
+    common::assert_ptxas_accepts(&ptx, "sm_90", "names with internal linkage");
+    let ours = declarations(&ptx);
+    // Without nvcc, the shape of its names: the `_INTERNAL_` namespace has
+    // the anonymous namespace's file-unique part.
+    let anonymous = ours.iter().find_map(|d| {
+        let at = d.name.find("_GLOBAL__N__")?;
+        let unique = &d.name[at + "_GLOBAL__N__".len()..];
+        Some(unique[..unique.find("_cu_")? + 4].to_string())
+    });
+    let unique = anonymous.unwrap_or_else(|| panic!("no anonymous namespace name in {ours:#?}"));
+    let internal = format!("_INTERNAL_{unique}");
+    for (kind, starts) in [
+        (".func", "_ZN"),
+        (".global", "_ZN"),
+        (".const", "_ZN"),
+        (".entry", "_Z10dequantizeILi32EXadL_ZN"),
+    ] {
+        assert!(
+            ours.iter().any(|d| d.kind == kind
+                && d.name.starts_with(starts)
+                && d.name.contains(&internal)),
+            "no {kind} named in {internal}: {ours:#?}"
+        );
+    }
+    let Some(nvcc) = common::nvcc_or_skip("names with internal linkage against nvcc") else {
+        return;
+    };
+    let nvcc_ptx = nvcc_ptx(&nvcc, &src, &[]);
+    let theirs = declarations(&nvcc_ptx);
+    assert_eq!(shared_names(&ptx), shared_names(&nvcc_ptx));
+    // kernelc keeps a static kernel `.visible`; nvcc leaves it unmarked
+    // (its name is the same: the runtime registers it by that name).
+    let entries = |list: &[Declared]| -> Vec<String> {
+        let mut names: Vec<String> = list
+            .iter()
+            .filter(|d| d.kind == ".entry")
+            .map(|d| d.name.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(entries(&ours), entries(&theirs));
+    // nvcc moves a `__shared__` variable one kernel uses into it (compared
+    // above, wherever it is declared), and declares a function before the
+    // kernel that calls it on lines of their own: one entry a name.
+    let others = |list: &[Declared]| -> Vec<Declared> {
+        let mut kept: Vec<Declared> = list
+            .iter()
+            .filter(|d| d.kind != ".entry" && d.kind != ".shared")
+            .cloned()
+            .collect();
+        kept.dedup();
+        kept
+    };
     assert!(
-        ours_internal.iter().all(|n| n.ends_with("6hiddenEfE1b")),
-        "{ours_internal:?}"
+        others(&ours) == others(&theirs),
+        "names differ from nvcc's:\n{}",
+        differences(&others(&ours), &others(&theirs))
     );
 }
 

@@ -118,6 +118,9 @@ pub struct FnSpecs {
     /// `constexpr`: calls with constant arguments are constant
     /// expressions (`sema/consteval.rs`).
     pub constexpr: bool,
+    /// Declared in a class, `static` or not (not a friend, which belongs
+    /// to the enclosing namespace): it has its class's linkage and name.
+    pub class_member: bool,
 }
 
 /// What a call of a function is: a value, or the object its returned

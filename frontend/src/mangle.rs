@@ -33,10 +33,13 @@
 //! Device variables at namespace scope keep their names, as nvcc keeps
 //! them: C++ does not mangle a variable outside a namespace.
 //!
-//! Not reproduced: nvcc gives a `static` function a name with a prefix
-//! made from a hash of the file (`_ZN29_INTERNAL_<hash>_..._`); kernelc
-//! mangles it as it would mangle a non-`static` one. The name is internal
-//! to the module, so nothing outside it can look it up.
+//! A function or variable with internal linkage, declared `static` at
+//! namespace scope or in an anonymous namespace, is named as nvcc names
+//! it: inside a namespace unique to the file,
+//! `_ZN33_INTERNAL_4ba832fb_5_g9_cu__Z1kPf1hEf` for `static float
+//! h(float)` ([`has_internal_name`]); a kernel is not. Its name reaches
+//! kernels' names when it is a template argument
+//! (`_Z10dequantizeILi32EXadL_ZN35_INTERNAL_...3dq4EPKhiEEEvS2_Pf`).
 
 use crate::ast::{Returns, Spelling};
 use crate::types::{CType, TENSOR_MAP_ID};
@@ -58,6 +61,19 @@ pub struct ParamType<'a> {
     pub rvalue: bool,
 }
 
+impl<'a> ParamType<'a> {
+    /// A parameter of type `ty` as nothing but its type says it: not a
+    /// reference, its base type written plainly.
+    pub fn plain(ty: &'a CType) -> Self {
+        ParamType {
+            ty,
+            spelling: &Spelling::Plain,
+            reference: None,
+            rvalue: false,
+        }
+    }
+}
+
 /// The Itanium name of a function at namespace scope with these
 /// parameters: `_Z9vectorAddPKfS0_Pfi`.
 pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
@@ -77,42 +93,8 @@ pub fn member(
     params: &[ParamType<'_>],
     converts_to: Option<ParamType<'_>>,
 ) -> String {
-    let mut m = Mangler::default();
-    let operands = params.len() + usize::from(this_const.is_some());
-    let names = key_parts(key);
-    let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
-    if let Some(to) = converts_to {
-        // 5.1.3 `cv <type>`: a conversion function, by its type (after
-        // the class, whose prefixes come first).
-        parts.pop();
-        let class = m.prefixed(&parts, this_const == Some(true));
-        let class = class.strip_suffix('E').unwrap_or(&class).to_string();
-        let code = format!("cv{}", m.ty(to.ty, Quals::NONE, to.spelling));
-        let mut out = format!("_Z{class}{code}E");
-        m.params(params, &mut out);
-        return out;
-    }
-    if let Some(last) = names.last() {
-        if let Some(code) = operator_code(last, operands) {
-            parts.pop();
-            parts.push(code.to_string());
-        } else if names.len() >= 2 && names[names.len() - 2] == *last {
-            parts.pop();
-            parts.push("C1".to_string());
-        } else if last.starts_with('~') {
-            // The complete-object destructor.
-            parts.pop();
-            parts.push("D1".to_string());
-        }
-    }
-    let name = if parts.len() == 1 && this_const.is_none() {
-        parts.pop().unwrap_or_default()
-    } else {
-        m.prefixed(&parts, this_const == Some(true))
-    };
-    let mut out = format!("_Z{name}");
-    m.params(params, &mut out);
-    out
+    let encoding = Mangler::default().encoding(key, this_const, params, converts_to);
+    format!("_Z{encoding}")
 }
 
 /// The class template instance a member template's pattern `shape` is a
@@ -192,14 +174,15 @@ pub fn instance(
     member_of: Option<&crate::types::StructDef>,
 ) -> String {
     let mut m = Mangler::default();
-    let nested = t.name.contains("::");
+    let key = linkage_key(&t.name, t.member_of.is_none() && has_internal_name(decl));
+    let nested = key.contains("::");
     let shape = t.pattern.as_ref().unwrap_or(decl);
     // A member template's `this` is not among the parameters a name
     // lists; a `const` one is `NK...`.
     let this = shape.method.as_ref();
     let params = &shape.params[usize::from(this.is_some())..];
     let mut out = String::from("_Z");
-    let names = key_parts(&t.name);
+    let names = key_parts(&key);
     let operands = params.len() + usize::from(this.is_some());
     let operator = names.last().and_then(|l| operator_code(l, operands));
     let is_ctor = this.is_some_and(|m| m.is_ctor);
@@ -219,12 +202,12 @@ pub fn instance(
     } else if nested {
         // 5.1.3 `N <prefix> <template-prefix> <template-args> E`: the
         // namespaces are candidates before the template.
-        let name = m.name(&t.name);
+        let name = m.name(&key);
         out.push_str(name.strip_suffix('E').unwrap_or(&name));
     } else {
         out.push_str(&source_name(&t.name));
     }
-    m.candidates.push(format!("template {}", t.name));
+    m.candidates.push(format!("template {key}"));
     out.push('I');
     for (a, p) in args.iter().zip(&t.params) {
         out.push_str(&m.template_arg(a, &p.kind));
@@ -351,13 +334,15 @@ fn param_types(params: &[crate::types::SigParam]) -> Vec<ParamType<'_>> {
 }
 
 /// The Itanium name of a device variable: its key unchanged in the global
-/// namespace (C++ does not mangle those), `_ZN3sim7counterE` in one.
-pub fn variable(key: &str) -> String {
-    if key.contains("::") {
-        format!("_Z{}", nested_name(key))
-    } else {
-        key.to_string()
+/// namespace (C++ does not mangle those), `_ZN3sim7counterE` in one; in
+/// one and `static`, or in an anonymous namespace, inside nvcc's namespace
+/// of names with internal linkage ([`INTERNAL`]).
+pub fn variable(key: &str, is_static: bool) -> String {
+    if !key.contains("::") {
+        return key.to_string();
     }
+    let key = linkage_key(key, is_static || in_anonymous_namespace(key));
+    format!("_Z{}", nested_name(&key))
 }
 
 /// 5.1.6 `<local-name> ::= Z <function encoding> E <entity name>
@@ -391,13 +376,52 @@ pub fn in_anonymous_namespace(key: &str) -> bool {
     key_parts(key).contains(&ANONYMOUS.0)
 }
 
+/// The component a mangling key gets in front of a name with internal
+/// linkage ([`linkage_key`]), and the `<source-name>` that stands for
+/// nvcc's namespace of such names until `crate::unnamed_namespace`, once
+/// the whole file is checked, writes nvcc's (`_INTERNAL_<crc>_...`, the
+/// anonymous namespace's file-unique part). Not every name with internal
+/// linkage is in it: only a function or variable declared at namespace
+/// scope `static` or in an anonymous namespace, and not a kernel
+/// (`static __global__ void k(float *)` is `_Z1kPf`): a member of a class
+/// in an anonymous namespace, or a function with such a class as a
+/// parameter, is named as usual.
+const INTERNAL: (&str, &str) = ("(internal linkage)", "_INTERNAL_1");
+
+/// Whether nvcc names the function declared by `f` inside its file's
+/// `_INTERNAL_` namespace (see [`INTERNAL`]).
+pub fn has_internal_name(f: &crate::ast::FunctionDecl) -> bool {
+    let s = &f.specs;
+    !s.global
+        && !s.class_member
+        && f.method.is_none()
+        && (s.is_static || in_anonymous_namespace(&f.name))
+}
+
+/// The key of a function, as the mangler names it: in nvcc's namespace
+/// of names with internal linkage when it has one there
+/// ([`has_internal_name`]).
+pub fn linkage_key(key: &str, internal_name: bool) -> String {
+    match internal_name {
+        true => format!("{}::{key}", INTERNAL.0),
+        false => key.to_string(),
+    }
+}
+
 /// `<source-name>` of one component of a qualified name.
 fn component(part: &str) -> String {
-    if part == ANONYMOUS.0 {
-        source_name(ANONYMOUS.1)
-    } else {
-        source_name(part)
+    match part {
+        _ if part == ANONYMOUS.0 => source_name(ANONYMOUS.1),
+        _ if part == INTERNAL.0 => source_name(INTERNAL.1),
+        _ => source_name(part),
     }
+}
+
+/// The `<source-name>`s the checker gives the anonymous namespace and
+/// nvcc's namespace of names with internal linkage, to be rewritten once
+/// the file's unique part is known (`crate::unnamed_namespace::rename`).
+pub(crate) fn placeholder_source_names() -> (String, String) {
+    (source_name(ANONYMOUS.1), source_name(INTERNAL.1))
 }
 
 /// 5.1.3 `<nested-name> ::= N <prefix> <unqualified-name> E` of a key
@@ -808,7 +832,13 @@ impl Mangler {
             // `&f` as an expression (5.1.6 `X <expression> E`, `ad` its
             // operator, `L <mangled-name> E` the function), as nvcc writes
             // it whether the argument says `f` or `&f`.
-            (ArgValue::Func { link, .. }, _) => format!("XadL{link}EE"),
+            (ArgValue::Func { link, .. }, _) => match link {
+                crate::templates::FuncLink::C(name) => format!("XadL{name}EE"),
+                crate::templates::FuncLink::Cxx { key, params } => {
+                    let params: Vec<ParamType<'_>> = params.iter().map(ParamType::plain).collect();
+                    format!("XadL_Z{}EE", self.encoding(key, None, &params, None))
+                }
+            },
             // A template template argument: the template's name, a
             // substitution candidate as a type's name is (`5MaxOp`,
             // `N2ns5MinOpE`).
@@ -839,6 +869,53 @@ impl Mangler {
                 format!("J{args}E")
             }
         }
+    }
+
+    /// 5.1.2 `<encoding>` (the name after `_Z`) of the function keyed
+    /// `key` with these parameters: see [`member`]. A function named
+    /// inside another name (a template argument's `L_Z <encoding> E`)
+    /// shares that name's substitutions.
+    fn encoding(
+        &mut self,
+        key: &str,
+        this_const: Option<bool>,
+        params: &[ParamType<'_>],
+        converts_to: Option<ParamType<'_>>,
+    ) -> String {
+        let operands = params.len() + usize::from(this_const.is_some());
+        let names = key_parts(key);
+        let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
+        if let Some(to) = converts_to {
+            // 5.1.3 `cv <type>`: a conversion function, by its type (after
+            // the class, whose prefixes come first).
+            parts.pop();
+            let class = self.prefixed(&parts, this_const == Some(true));
+            let class = class.strip_suffix('E').unwrap_or(&class).to_string();
+            let code = format!("cv{}", self.ty(to.ty, Quals::NONE, to.spelling));
+            let mut out = format!("{class}{code}E");
+            self.params(params, &mut out);
+            return out;
+        }
+        if let Some(last) = names.last() {
+            if let Some(code) = operator_code(last, operands) {
+                parts.pop();
+                parts.push(code.to_string());
+            } else if names.len() >= 2 && names[names.len() - 2] == *last {
+                parts.pop();
+                parts.push("C1".to_string());
+            } else if last.starts_with('~') {
+                // The complete-object destructor.
+                parts.pop();
+                parts.push("D1".to_string());
+            }
+        }
+        let mut out = if parts.len() == 1 && this_const.is_none() {
+            parts.pop().unwrap_or_default()
+        } else {
+            self.prefixed(&parts, this_const == Some(true))
+        };
+        self.params(params, &mut out);
+        out
     }
 
     /// A function's parameter types after its name (`v` for none).
@@ -1218,20 +1295,16 @@ mod tests {
         }
     }
 
-    fn plain(ty: &CType) -> ParamType<'_> {
-        ParamType {
-            ty,
-            spelling: &Spelling::Plain,
-            reference: None,
-            rvalue: false,
-        }
-    }
-
     #[test]
     fn vector_add_as_nvcc() {
         let cf = ptr(CType::FLOAT, true, false);
         let f = ptr(CType::FLOAT, false, false);
-        let params = [plain(&cf), plain(&cf), plain(&f), plain(&CType::INT)];
+        let params = [
+            ParamType::plain(&cf),
+            ParamType::plain(&cf),
+            ParamType::plain(&f),
+            ParamType::plain(&CType::INT),
+        ];
         let name = function("vectorAdd", &params);
         assert_eq!(name, "_Z9vectorAddPKfS0_Pfi");
         assert_eq!(
@@ -1268,14 +1341,14 @@ mod tests {
             rvalue: false,
         };
         let params = [
-            plain(&c),
+            ParamType::plain(&c),
             signed_char,
-            plain(&CType::LONG),
-            plain(&CType::ULONG),
+            ParamType::plain(&CType::LONG),
+            ParamType::plain(&CType::ULONG),
             ll,
             ull,
-            plain(&CType::Bool),
-            plain(&CType::DOUBLE),
+            ParamType::plain(&CType::Bool),
+            ParamType::plain(&CType::DOUBLE),
         ];
         assert_eq!(function("k", &params), "_Z1kcalmxybd");
     }
@@ -1289,10 +1362,10 @@ mod tests {
         let ppkf = ptr(ptr(CType::FLOAT, true, false), false, false);
         let pkpf = ptr(pf.clone(), true, false);
         let params = [
-            plain(&ppf),
-            plain(&ppf),
-            plain(&ppkf),
-            plain(&pkpf),
+            ParamType::plain(&ppf),
+            ParamType::plain(&ppf),
+            ParamType::plain(&ppkf),
+            ParamType::plain(&pkpf),
             ParamType {
                 ty: &CType::INT,
                 spelling: &Spelling::Plain,
@@ -1322,7 +1395,14 @@ mod tests {
             pointee_volatile: false,
             restrict: true,
         };
-        let name = function("q", &[plain(&vi), plain(&cvi), plain(&rf)]);
+        let name = function(
+            "q",
+            &[
+                ParamType::plain(&vi),
+                ParamType::plain(&cvi),
+                ParamType::plain(&rf),
+            ],
+        );
         assert_eq!(name, "_Z1qPViPVKiPf");
         assert_eq!(
             demangle(&name).as_deref(),
@@ -1340,7 +1420,7 @@ mod tests {
             false,
             false,
         );
-        assert_eq!(function("m", &[plain(&arr)]), "_Z1mPA4_f");
+        assert_eq!(function("m", &[ParamType::plain(&arr)]), "_Z1mPA4_f");
         assert_eq!(demangle("_Z1mPA4_f").as_deref(), Some("m(float (*)[4])"));
         // Twelve pointer types in one (`Pf` ... `P...Pf`, candidates 0 to
         // 11), then the outermost again: candidate 11 is `SA_`.
@@ -1353,8 +1433,8 @@ mod tests {
                 t
             })
             .collect();
-        let mut params: Vec<ParamType<'_>> = vec![plain(&pointers[11])];
-        params.push(plain(&pointers[11]));
+        let mut params: Vec<ParamType<'_>> = vec![ParamType::plain(&pointers[11])];
+        params.push(ParamType::plain(&pointers[11]));
         let name = function("s", &params);
         assert_eq!(name, "_Z1sPPPPPPPPPPPPfSA_");
     }
@@ -1372,7 +1452,11 @@ mod tests {
         let particle = named_struct("sim::Particle", 2000);
         let cp = ptr(particle.clone(), true, false);
         let f = ptr(CType::FLOAT, false, false);
-        let params = [plain(&cp), plain(&CType::INT), plain(&f)];
+        let params = [
+            ParamType::plain(&cp),
+            ParamType::plain(&CType::INT),
+            ParamType::plain(&f),
+        ];
         let name = function("sim::kineticEnergy", &params);
         assert_eq!(name, "_ZN3sim13kineticEnergyEPKNS_8ParticleEiPf");
         assert_eq!(
@@ -1384,10 +1468,17 @@ mod tests {
         let v = named_struct("sim::d::V", 2001);
         let pv = ptr(v.clone(), false, false);
         let pp = ptr(particle.clone(), false, false);
-        let name = function("sim::k2", &[plain(&pv), plain(&v), plain(&pp)]);
+        let name = function(
+            "sim::k2",
+            &[
+                ParamType::plain(&pv),
+                ParamType::plain(&v),
+                ParamType::plain(&pp),
+            ],
+        );
         assert_eq!(name, "_ZN3sim2k2EPNS_1d1VES1_PNS_8ParticleE");
         // A function in another namespace: no prefix to share.
-        let name = function("a::b::ab", &[plain(&pp), plain(&pp)]);
+        let name = function("a::b::ab", &[ParamType::plain(&pp), ParamType::plain(&pp)]);
         assert_eq!(name, "_ZN1a1b2abEPN3sim8ParticleES3_");
         // A scoped enumeration by its key; an anonymous namespace.
         let phase = ParamType {
@@ -1401,10 +1492,21 @@ mod tests {
         };
         assert_eq!(function("act", &[phase]), "_Z3actN3sim5PhaseE");
         assert_eq!(
-            function("(anonymous namespace)::anon", &[plain(&f)]),
+            function("(anonymous namespace)::anon", &[ParamType::plain(&f)]),
             "_ZN12_GLOBAL__N_14anonEPf"
         );
-        assert_eq!(variable("sim::counter"), "_ZN3sim7counterE");
-        assert_eq!(variable("counter"), "counter");
+        assert_eq!(variable("sim::counter", false), "_ZN3sim7counterE");
+        assert_eq!(variable("counter", false), "counter");
+        // `static`, or in an anonymous namespace: in the placeholder of
+        // nvcc's file-unique namespace; unmangled in the global namespace.
+        assert_eq!(variable("counter", true), "counter");
+        assert_eq!(
+            variable("sim::counter", true),
+            "_ZN11_INTERNAL_13sim7counterE"
+        );
+        assert_eq!(
+            variable("(anonymous namespace)::n", false),
+            "_ZN11_INTERNAL_112_GLOBAL__N_11nE"
+        );
     }
 }

@@ -108,8 +108,14 @@ pub(crate) fn split(tokens: &[Token], builtin: &dyn Fn(Span) -> bool) -> Split {
     let mut device = Vec::new();
     splitter.emit(&nodes, &mut device);
     let host = splitter.host_decls();
-    let first_definition =
-        splitter.first_definition(&nodes, &mut Vec::new(), false, &mut 0, builtin);
+    let first_definition = splitter.first_definition(
+        &nodes,
+        &mut Vec::new(),
+        false,
+        &mut 0,
+        builtin,
+        &mut Vec::new(),
+    );
     let split = Split {
         device,
         host,
@@ -1139,7 +1145,9 @@ impl<'t> Splitter<'t> {
     /// The first declaration among `nodes` (from index `next`, in the
     /// namespaces `scope`, inside `extern "C"` when `extern_c`) that
     /// defines a function or variable with external linkage, outside
-    /// kernelc's own headers (`builtin`), or `None`.
+    /// kernelc's own headers (`builtin`), or `None`. `internal` collects the
+    /// functions a `static` prototype declared (qualified names): their
+    /// definitions have internal linkage without saying so again.
     fn first_definition(
         &self,
         nodes: &[Node],
@@ -1147,6 +1155,7 @@ impl<'t> Splitter<'t> {
         extern_c: bool,
         next: &mut usize,
         builtin: &dyn Fn(Span) -> bool,
+        internal: &mut Vec<Vec<String>>,
     ) -> Option<ExternalDefinition> {
         for node in nodes {
             match node {
@@ -1156,11 +1165,25 @@ impl<'t> Splitter<'t> {
                     if builtin(self.tokens[*start].span) {
                         continue;
                     }
-                    if let Some(defines) = self.external_definition(d, extern_c) {
-                        return Some(ExternalDefinition {
-                            scope: scope.clone(),
-                            defines,
-                        });
+                    if let Some(name) = self.static_prototype(d) {
+                        internal.push(scope.iter().cloned().chain([name]).collect());
+                        continue;
+                    }
+                    let defines = self.external_definition(d, extern_c);
+                    let declared_static = |name: &[String]| {
+                        internal
+                            .iter()
+                            .any(|q| q[..] == [&scope[..], name].concat()[..])
+                    };
+                    match defines {
+                        Some(Defines::Function { ref name, .. }) if declared_static(name) => {}
+                        Some(defines) => {
+                            return Some(ExternalDefinition {
+                                scope: scope.clone(),
+                                defines,
+                            })
+                        }
+                        None => {}
                     }
                 }
                 Node::Container { head, body, .. } => {
@@ -1176,7 +1199,7 @@ impl<'t> Splitter<'t> {
                     let depth = scope.len();
                     scope.extend(path);
                     let found = stdx::stack::with_stack(|| {
-                        self.first_definition(body, scope, c_linkage, next, builtin)
+                        self.first_definition(body, scope, c_linkage, next, builtin, internal)
                     });
                     scope.truncate(depth);
                     if found.is_some() {
@@ -1186,6 +1209,19 @@ impl<'t> Splitter<'t> {
             }
         }
         None
+    }
+
+    /// The name of the function `d` declares `static` without defining
+    /// it (`static __device__ float f(float);`), if it does.
+    fn static_prototype(&self, d: &Decl) -> Option<String> {
+        let tokens = self.tokens;
+        let is_static = depth0_indices(tokens, d.start, d.end)
+            .into_iter()
+            .any(|i| is_kw(&tokens[i], Keyword::Static));
+        let head = head_end(tokens, d.start, d.end);
+        let defined = d.end > d.start && is_punct(&tokens[d.end - 1], Punct::RBrace);
+        let name = declarator_name(tokens, d.start, head)?;
+        (is_static && !defined).then(|| tokens[name].text.to_string())
     }
 
     /// What `d` defines with external linkage, if anything: a function

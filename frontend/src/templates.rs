@@ -577,6 +577,18 @@ impl Templates {
     }
 }
 
+/// How a function bound to a function pointer template parameter is
+/// named inside its instance's Itanium name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FuncLink {
+    /// An `extern "C"` function: by its name.
+    C(String),
+    /// A C++ function: its mangling key (`crate::mangle::linkage_key`) and
+    /// parameter types, mangled where the instance's name holds it, with
+    /// that name's substitutions (`_Z1kIXadL_Z3dq4PKhiEEEvS1_Pf`).
+    Cxx { key: String, params: Vec<CType> },
+}
+
 /// A template argument's value: what an instantiation is keyed by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ArgValue {
@@ -594,8 +606,8 @@ pub enum ArgValue {
     Param(usize),
     /// The function a function pointer parameter is bound to: how the
     /// instance's tokens name it (qualified from the global namespace
-    /// when in a namespace) and its Itanium name (`_Z7warpMaxf`).
-    Func { name: String, link: String },
+    /// when in a namespace) and how its name is written in the instance's.
+    Func { name: String, link: FuncLink },
     /// A parameter pack's arguments, in order (`crate::packs`).
     Pack(Vec<ArgValue>),
     /// The class template a template template parameter is bound to, by

@@ -160,7 +160,7 @@ fn link_name(
     match &def.defines {
         Defines::Variable { name, c_linkage } => Some(match c_linkage {
             true => name.last()?.clone(),
-            false => crate::mangle::variable(&key(name)),
+            false => crate::mangle::variable(&key(name), false),
         }),
         Defines::Function {
             name,
@@ -237,44 +237,44 @@ fn param_types<'a>(
         .collect()
 }
 
-/// Rewrites the ABI's anonymous namespace (`12_GLOBAL__N_1`) in every
-/// link name of `program` as `name`.
+/// Rewrites the checker's placeholders in every link name of `program`:
+/// the ABI's anonymous namespace (`12_GLOBAL__N_1`) as nvcc's `name`
+/// (`_GLOBAL__N__<crc>_<length>_<file>_<tag>`), and the namespace of names
+/// with internal linkage (`crate::mangle`'s `INTERNAL`) as nvcc's, which
+/// has the same file-unique part: `_INTERNAL_<crc>_<length>_<file>_<tag>`.
 pub(crate) fn rename(program: &mut crate::typed::Program, name: &str) {
-    let nvcc = format!("{}{name}", name.len());
+    let (anonymous, internal) = crate::mangle::placeholder_source_names();
+    let unique = name.strip_prefix("_GLOBAL__N__").unwrap_or(name);
+    let nvcc_internal = crate::mangle::source_name(&format!("_INTERNAL_{unique}"));
+    let nvcc = crate::mangle::source_name(name);
+    let rewrite = |link: &str| renamed(link, &anonymous, &nvcc).replace(&internal, &nvcc_internal);
     for f in &mut program.functions {
-        if f.link_name.contains(ABI) {
-            f.link_name = renamed(&f.link_name, &nvcc);
-        }
+        f.link_name = rewrite(&f.link_name);
     }
     for g in &mut program.globals {
-        if g.name.contains(ABI) {
-            g.name = renamed(&g.name, &nvcc);
-        }
+        g.name = rewrite(&g.name);
     }
 }
-
-/// The ABI's `<source-name>` of an anonymous namespace, as the checker
-/// mangles it.
-const ABI: &str = "12_GLOBAL__N_1";
 
 /// nvcc's `<source-name>` of an anonymous namespace directly inside
 /// another one: only the outer one is named after the file.
 const NESTED: &str = "11_GLOBAL__N_";
 
-/// `link` with each anonymous namespace named `nvcc`, or [`NESTED`] where
-/// it follows another at once (`namespace { namespace { ... } }`).
-fn renamed(link: &str, nvcc: &str) -> String {
+/// `link` with each anonymous namespace (`abi`, the checker's
+/// `<source-name>` for one) named `nvcc`, or [`NESTED`] where it follows
+/// another at once (`namespace { namespace { ... } }`).
+fn renamed(link: &str, abi: &str, nvcc: &str) -> String {
     let mut out = String::with_capacity(link.len() + nvcc.len());
     let mut rest = link;
     let mut after_anonymous = false;
-    while let Some(at) = rest.find(ABI) {
+    while let Some(at) = rest.find(abi) {
         out.push_str(&rest[..at]);
         out.push_str(if after_anonymous && at == 0 {
             NESTED
         } else {
             nvcc
         });
-        rest = &rest[at + ABI.len()..];
+        rest = &rest[at + abi.len()..];
         after_anonymous = true;
     }
     out.push_str(rest);
@@ -303,13 +303,13 @@ mod tests {
 
     #[test]
     fn nested_anonymous_namespaces_are_nvccs() {
-        let nvcc = "9_GLOBAL__N";
+        let (abi, nvcc) = ("12_GLOBAL__N_1", "9_GLOBAL__N");
         assert_eq!(
-            renamed("_ZN12_GLOBAL__N_112_GLOBAL__N_11kEPi", nvcc),
+            renamed("_ZN12_GLOBAL__N_112_GLOBAL__N_11kEPi", abi, nvcc),
             "_ZN9_GLOBAL__N11_GLOBAL__N_1kEPi"
         );
         assert_eq!(
-            renamed("_Z1kIN12_GLOBAL__N_11PEEvPN12_GLOBAL__N_11QE", nvcc),
+            renamed("_Z1kIN12_GLOBAL__N_11PEEvPN12_GLOBAL__N_11QE", abi, nvcc),
             "_Z1kIN9_GLOBAL__N1PEEvPN9_GLOBAL__N1QE"
         );
     }

@@ -146,6 +146,9 @@ struct MemberHead {
     /// A value, or a reference (then `ret` is its pointer).
     returns: Returns,
     method: Option<Method>,
+    /// A friend defined in the class: a function of the enclosing
+    /// namespace.
+    friend: bool,
 }
 
 /// What [`Parser::scan_member`] finds at the start of a member.
@@ -823,6 +826,7 @@ impl Parser<'_> {
             span,
         };
         let head = MemberHead {
+            friend: false,
             key: super::names::join(&ctx.key, name),
             name_span: span,
             start: span,
@@ -948,6 +952,7 @@ impl Parser<'_> {
             ..specs
         };
         let head = MemberHead {
+            friend,
             key,
             name_span: name_tok.span,
             start,
@@ -991,7 +996,10 @@ impl Parser<'_> {
             name: head.key,
             name_span: head.name_span,
             span: head.start.to(self.prev_span()),
-            specs: head.specs,
+            specs: FnSpecs {
+                class_member: !head.friend,
+                ..head.specs
+            },
             ret: head.ret.ty.clone(),
             ret_span: head.ret.span,
             ret_spelling: head.ret.spelling.clone(),
@@ -1049,6 +1057,7 @@ impl Parser<'_> {
             aggregate: false,
         });
         let head = MemberHead {
+            friend: false,
             key,
             name_span: name_tok.span,
             start,
@@ -1097,6 +1106,7 @@ impl Parser<'_> {
         self.names.leave_scope(outer);
         let (params, body) = parsed?;
         let head = MemberHead {
+            friend: false,
             key: super::names::join(&ctx.key, &class_name_of(&ctx.key)),
             name_span: name_tok.span,
             start,
@@ -1364,6 +1374,7 @@ impl Parser<'_> {
         let params = vec![this_param(class, false, name_span)];
         let body = self.member_body(class, ctx, true, false, &params)?;
         let head = MemberHead {
+            friend: false,
             key: super::names::join(&ctx.key, &format!("~{class_name}")),
             name_span,
             start,

@@ -636,7 +636,7 @@ impl Checker {
             );
             return;
         }
-        let name = crate::mangle::variable(&v.name);
+        let name = crate::mangle::variable(&v.name, v.storage.is_static);
         self.module_var(v, name, v.storage.is_static, false);
     }
 

@@ -14,6 +14,7 @@ use super::Checker;
 use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
+use crate::templates::FuncLink;
 use crate::typed::{Expr, ExprKind, FuncId};
 use crate::types::{CType, FnType};
 use std::sync::Arc;
@@ -224,23 +225,38 @@ impl Checker {
         }
         let plain = self.overloads.plain_of.get(name).unwrap_or(name).clone();
         let sig = &self.sigs[*self.by_name.get(name)?];
-        let link = if sig.extern_c {
-            crate::mangle::unqualified(&plain).to_string()
-        } else {
-            let spelling = ast::Spelling::Plain;
-            let params: Vec<crate::mangle::ParamType<'_>> = sig
-                .params
-                .iter()
-                .map(|ty| crate::mangle::ParamType {
-                    ty,
-                    spelling: &spelling,
-                    reference: None,
-                    rvalue: false,
-                })
-                .collect();
-            crate::mangle::function(&plain, &params)
+        let link = match sig.extern_c {
+            true => FuncLink::C(crate::mangle::unqualified(&plain).to_string()),
+            false => FuncLink::Cxx {
+                key: crate::mangle::linkage_key(&plain, sig.internal_name),
+                params: (sig.params.iter().zip(&sig.refs).zip(&sig.rvalue_refs))
+                    .map(|((ty, &is_ref), &rvalue)| as_written(ty, is_ref, rvalue))
+                    .collect(),
+            },
         };
         Some(crate::templates::ArgValue::Func { name: plain, link })
+    }
+}
+
+/// A parameter's type as its function's name writes it: a reference
+/// parameter, a pointer in the signature, as the reference.
+fn as_written(ty: &CType, is_ref: bool, rvalue: bool) -> CType {
+    match (is_ref, ty) {
+        (
+            true,
+            CType::Pointer {
+                pointee,
+                pointee_const,
+                pointee_volatile,
+                ..
+            },
+        ) => CType::Ref {
+            referent: pointee.clone(),
+            referent_const: *pointee_const,
+            referent_volatile: *pointee_volatile,
+            rvalue,
+        },
+        _ => ty.clone(),
     }
 }
 

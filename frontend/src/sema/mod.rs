@@ -74,6 +74,10 @@ struct FnSig {
     /// Set once the definition has been seen.
     def: Option<(FuncId, Span)>,
     extern_c: bool,
+    /// Named in nvcc's namespace of names with internal linkage
+    /// (`crate::mangle::has_internal_name`), which any of its declarations
+    /// can give it (`static` on the prototype alone).
+    internal_name: bool,
     noinline: bool,
     forceinline: bool,
     /// The first call, to report calls to never-defined functions.
@@ -727,6 +731,7 @@ impl Checker {
                 }
             }
             sig.extern_c |= s.extern_c;
+            sig.internal_name |= crate::mangle::has_internal_name(f);
             sig.noinline |= s.noinline;
             sig.forceinline |= s.forceinline;
             if f.body.is_some() {
@@ -755,6 +760,7 @@ impl Checker {
                 .as_ref()
                 .map(|_| (FuncId(next_def as u32), f.name_span)),
             extern_c: s.extern_c,
+            internal_name: crate::mangle::has_internal_name(f),
             noinline: s.noinline,
             forceinline: s.forceinline,
             first_call: None,
@@ -988,6 +994,16 @@ impl Checker {
         }
     }
 
+    /// Whether nvcc names the function `f` defines in its file's
+    /// `_INTERNAL_` namespace, by this declaration or an earlier one.
+    fn has_internal_name(&self, f: &ast::FunctionDecl) -> bool {
+        crate::mangle::has_internal_name(f)
+            || self
+                .by_name
+                .get(&f.name)
+                .is_some_and(|&i| self.sigs[i].internal_name)
+    }
+
     /// Whether `f` is inline in C++'s sense: each module that uses it
     /// defines it, and the linker keeps one (a weak symbol under
     /// `-rdc=true`). So is a function declared `inline` or
@@ -1047,7 +1063,10 @@ impl Checker {
             Some((class, inst, name)) => {
                 crate::mangle::instance_member(&class, &inst, name, this_const, listed, converts_to)
             }
-            None => crate::mangle::member(plain, this_const, listed, converts_to),
+            None => {
+                let key = crate::mangle::linkage_key(plain, self.has_internal_name(f));
+                crate::mangle::member(&key, this_const, listed, converts_to)
+            }
         }
     }
 
