@@ -1056,6 +1056,7 @@ pub fn unit_path(file_name: &str) -> Option<String> {
 pub fn frontend_options(sm: u32, defines: &[(String, Option<String>)]) -> frontend::Options {
     let mut fe = frontend::Options::default().with_cuda_arch(sm);
     fe.defines.extend(defines.iter().cloned());
+    fe.system_include_dirs = crate::files::system_include_dirs().to_vec();
     fe
 }
 

@@ -1,7 +1,8 @@
 //! The file system as the frontend's [`FileLoader`]: how `#include` files
 //! are read (the frontend decides where to look; `frontend/src/include.rs`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use frontend::{FileLoader, LoadedFile};
 
@@ -28,4 +29,43 @@ impl FileLoader for FsLoader {
             .to_string();
         Ok(Some(LoadedFile { text, identity }))
     }
+}
+
+/// The folders where the host compiler (GCC, which nvcc runs) finds the
+/// system's headers: GCC's own (`/usr/lib/gcc/<triple>/<n>/include`, where
+/// `<immintrin.h>` is), `/usr/local/include`, the multiarch folder and
+/// `/usr/include`. The frontend reads a header found only there as host
+/// code's (`frontend::Options::system_include_dirs`). Not `$CPATH` and its
+/// kin: GCC reads their folders as it reads `-I` ones, which may hold
+/// device code, so a program that needs them passes them with `-I`. Read
+/// once.
+pub fn system_include_dirs() -> &'static [String] {
+    static DIRS: OnceLock<Vec<String>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut dirs = gcc_include_dirs();
+        dirs.push("/usr/local/include".into());
+        dirs.push(format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH).into());
+        dirs.push("/usr/include".into());
+        dirs.into_iter()
+            .filter(|d| d.is_dir())
+            .map(|d| d.display().to_string())
+            .collect()
+    })
+}
+
+/// GCC's own header folders, `/usr/lib/gcc/<triple>/<version>/include`,
+/// sorted (only whether one holds a header matters, not which).
+fn gcc_include_dirs() -> Vec<PathBuf> {
+    let subdirs = |dir: &Path| -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    subdirs(Path::new("/usr/lib/gcc"))
+        .iter()
+        .flat_map(|triple| subdirs(triple))
+        .map(|version| version.join("include"))
+        .collect()
 }

@@ -353,6 +353,39 @@ fn a_host_only_header_gives_the_device_side_nothing() {
     assert_eq!(tokens("with.cu"), tokens("without.cu"));
 }
 
+/// A header kernelc does not know that the system's folders hold (GCC's
+/// intrinsics, glibc's POSIX headers, a library's) is host code's, as for
+/// the headers kernelc knows by name: the device side gets nothing from it
+/// and the kernels are nvcc's. A header no folder holds stays an error.
+#[test]
+fn a_header_only_the_system_holds_is_host_codes() {
+    let src = "#include <regex.h>\n#include <execinfo.h>\n#include <immintrin.h>\n\
+        __global__ void k(float *p) { p[0] = 1; }\n\
+        int host(const char *s) { regex_t r; return regcomp(&r, s, REG_EXTENDED); }\n";
+    let dir = tree("system", &[("sys.cu", src)]);
+    let present = ["/usr/include/regex.h", "/usr/include/execinfo.h"]
+        .iter()
+        .all(|p| Path::new(p).exists());
+    if let Some(nvcc) = common::nvcc_or_skip("system headers against nvcc") {
+        let out = Command::new(nvcc)
+            .args(["-ptx", "-arch=sm_90", "sys.cu", "-o", "sys.nvcc.ptx"])
+            .current_dir(&dir)
+            .output()
+            .expect("cannot run nvcc");
+        assert!(
+            out.status.success(),
+            "nvcc: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else if !present {
+        eprintln!("SKIPPED: no glibc headers in /usr/include");
+        return;
+    }
+    let ptx = compiles(&dir, &["sys.cu"]);
+    assert!(ptx.contains(".visible .entry _Z1kPf("), "{ptx}");
+    common::assert_ptxas_accepts(&ptx, "sm_90", "sys.cu");
+}
+
 #[test]
 fn an_unknown_or_declined_header_is_a_located_error() {
     let dir = tree(

@@ -10,7 +10,9 @@
 //! * `#include "x.h"`: the folder of the including file, then the `-I`
 //!   folders in order, then kernelc's own headers (`"cuda.h"` finds
 //!   `<cuda.h>` when no file of that name is found first);
-//! * `#include <x.h>`: the `-I` folders, then kernelc's own headers;
+//! * `#include <x.h>`: the `-I` folders, then kernelc's own headers, then
+//!   the system's folders (`Options::system_include_dirs`), where a header
+//!   is host code's and read as empty;
 //! * `#include_next`: the `-I` folders after the one the current file was
 //!   found in (all of them for a file found next to its includer), then
 //!   kernelc's own headers; in the main file it is `#include`;

@@ -101,6 +101,13 @@ pub struct Options {
     pub include_dirs: Vec<String>,
     /// `-include FILE`: files read before the main file, in order.
     pub pre_includes: Vec<String>,
+    /// The folders where the host compiler finds its system headers
+    /// (`/usr/include`, GCC's own, `$CPATH`'s). An `#include <x.h>` that
+    /// neither a `-I` folder nor kernelc's headers hold, but one of these
+    /// does, is host code's (zlib's, OpenGL's, a compiler's intrinsics):
+    /// device code needs nothing from it, and it is read as empty. Only
+    /// paths: the [`FileLoader`] says whether the file is there.
+    pub system_include_dirs: Vec<String>,
     /// `-std=c++NN`; `None`: nvcc's default dialect, GNU C++17.
     pub std: Option<CxxStd>,
     /// nvcc's `-rdc=true`: relocatable device code, linked with other
@@ -134,6 +141,7 @@ impl Default for Options {
             nesting_limit: DEFAULT_NESTING_LIMIT,
             include_dirs: Vec::new(),
             pre_includes: Vec::new(),
+            system_include_dirs: Vec::new(),
             std: None,
             relocatable: false,
         }

@@ -24,7 +24,7 @@
 //! attach it to the loop that follows. Their spellings contain a space, so no
 //! source identifier can ever lex as them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -104,6 +104,8 @@ struct Pp<'s> {
     loader: &'s dyn FileLoader,
     /// The `-I` folders, in order.
     include_dirs: &'s [String],
+    /// `Options::system_include_dirs`.
+    system_include_dirs: &'s [String],
     /// Per file of `map`: where it was found (for `#include_next`) and its
     /// identity (for `#pragma once`; `None` for the main file).
     found: Vec<(FoundIn, Option<String>)>,
@@ -172,6 +174,7 @@ pub(crate) fn preprocess(
         map,
         loader,
         include_dirs: &opts.include_dirs,
+        system_include_dirs: &opts.system_include_dirs,
         found: vec![(FoundIn::NoSearch, None)],
         stack: vec![0],
         text,
@@ -383,6 +386,9 @@ enum Found {
     Header(Header),
     /// A file that is there but cannot be read, and why.
     Unreadable(PathBuf, String),
+    /// A header of the host's system only (`Options::system_include_dirs`):
+    /// nothing for device code.
+    System,
     /// Nothing: a note saying where it looked.
     Nothing(String),
 }
@@ -952,6 +958,10 @@ impl Pp<'_> {
             Found::Header(Header::Library { library, warns }) => {
                 self.library_included(Some(whole), library, warns, out)
             }
+            // The host compiler reads it; the device program needs none
+            // of it, as with the host headers kernelc knows by name
+            // (`crate::headers::KNOWN_EMPTY`).
+            Found::System => {}
             Found::Unreadable(path, why) => self.error(
                 whole,
                 Code::E0016,
@@ -1098,6 +1108,9 @@ impl Pp<'_> {
         if let Some(h) = crate::headers::header(req.name) {
             return Found::Header(h);
         }
+        if req.angled && self.is_system_header(req.name) {
+            return Found::System;
+        }
         let mut searched: Vec<String> = Vec::new();
         for c in &candidates {
             let path = format!("`{}`", c.path.display());
@@ -1106,12 +1119,26 @@ impl Pp<'_> {
             }
         }
         searched.push("kernelc's own headers".to_string());
+        if req.angled && !self.system_include_dirs.is_empty() {
+            searched.push(format!(
+                "the system's ({})",
+                self.system_include_dirs.join(", ")
+            ));
+        }
         let hint = if self.include_dirs.is_empty() {
             " (no `-I` folder was given)"
         } else {
             ""
         };
         Found::Nothing(format!("searched: {}{hint}", searched.join(", ")))
+    }
+
+    /// Whether a system header folder holds `name` (the loader reads it:
+    /// the frontend does no I/O of its own).
+    fn is_system_header(&self, name: &str) -> bool {
+        self.system_include_dirs
+            .iter()
+            .any(|dir| matches!(self.loader.load(&Path::new(dir).join(name)), Ok(Some(_))))
     }
 
     /// Preprocesses an included file into `out`: adds it to the map
@@ -1277,7 +1304,9 @@ impl Pp<'_> {
         // its other path.
         let there = matches!(
             self.find(req),
-            Found::File(..) | Found::Header(Header::Macros(_) | Header::Source { .. })
+            Found::File(..)
+                | Found::Header(Header::Macros(_) | Header::Source { .. })
+                | Found::System
         );
         Some((there, close + 1))
     }
