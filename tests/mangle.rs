@@ -498,7 +498,8 @@ fn local_shared_variables_have_nvccs_names() {
 
 /// Names with internal linkage, each kept out of line (`__noinline__`):
 /// `static` functions and function templates, functions and variables in
-/// anonymous namespaces (also inside a named one), a `static` variable in
+/// anonymous namespaces (also inside a named one, with a parameter of a
+/// type of that namespace: a substitution), a `static` variable in
 /// a namespace, a prototype that alone says `static`, and `static`
 /// functions as a kernel template's arguments (llama.cpp's dequantizers),
 /// which bring their names into the kernels' names. Beside them what nvcc
@@ -516,7 +517,7 @@ template <int QK, dequantize_t DQ> __global__ void dequantize(const unsigned cha
 static __device__ int hits;
 namespace { __device__ int anon_count; __constant__ float anon_tab[4]; struct A { int x; __device__ __noinline__ int get() const { return x; } static __device__ __noinline__ int twice(int v) { return 2 * v; } }; }
 __device__ int by_value(A a);
-namespace ns { static __device__ int ns_static; namespace { __device__ __noinline__ int nested(int x) { return x + ns_static; } } }
+namespace ns { enum class Stat { Sum, Max }; static __device__ int ns_static; namespace { __device__ __noinline__ int nested(int x, Stat s) { return s == Stat::Sum ? x + ns_static : x; } } }
 static __device__ __noinline__ int two(A *a, A *b) { return a->x + b->x; }
 template <class T> static __device__ __noinline__ T scaled(T x) { return x * 3 + anon_count + anon_tab[1]; }
 static __device__ float proto(float x);
@@ -525,7 +526,7 @@ static __global__ void hidden_kernel(int *p) { p[0] = hits; }
 template <class T> static __global__ void hidden_template(T *p) { p[0] = T(1); }
 __global__ void k(int *p, float *f) {
     A a{p[0]};
-    p[1] = by_value(a) + a.get() + A::twice(p[2]) + ns::nested(p[3]) + two(&a, &a) + scaled(p[4]);
+    p[1] = by_value(a) + a.get() + A::twice(p[2]) + ns::nested(p[3], ns::Stat::Sum) + two(&a, &a) + scaled(p[4]);
     f[0] = proto(f[1]) + scaled(f[2]);
     hits++;
 }

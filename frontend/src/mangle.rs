@@ -1185,12 +1185,20 @@ impl Mangler {
 
     /// `N [K] <parts> E` with its longest prefix seen before replaced by a
     /// substitution, and each prefix not seen before made a candidate.
+    /// nvcc's namespace of names with internal linkage ([`INTERNAL`]) is a
+    /// candidate of its own, but the prefixes after it are the namespaces
+    /// they name: `ns::Stat` after `_ZN<internal>2ns1fE...` is `NS0_4StatE`.
     fn prefixed(&mut self, parts: &[String], konst: bool) -> String {
+        let internal = usize::from(parts.first() == Some(&source_name(INTERNAL.1)));
         let key = |n: usize| -> String {
-            if n == 1 {
-                parts[0].to_string()
+            let named = if n > internal {
+                &parts[internal..n]
             } else {
-                format!("N{}E", parts[..n].concat())
+                &parts[..n]
+            };
+            match named {
+                [one] => one.to_string(),
+                _ => format!("N{}E", named.concat()),
             }
         };
         let mut out = String::from(if konst { "NK" } else { "N" });
