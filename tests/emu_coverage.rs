@@ -217,13 +217,14 @@ fn the_emulator_decodes_every_form_nvcc_and_kernelc_write() {
     // tests/programs.rs).
     if let Some(headers) = common::cuda_headers_or_skip() {
         for (i, (program, flags)) in program_configs().into_iter().enumerate() {
-            let mut args = vec![
-                format!("-I{}", headers.display()),
-                format!("-I{}", headers.join("cccl").display()),
-            ];
-            args.extend(flags.split_whitespace().map(str::to_string));
             let out = dir.join(format!("program{i}.ptx"));
-            let nvcc_ptx = common::nvcc_ptx_to(&nvcc, &root().join(&program), "sm_90", &args, &out);
+            let flags_list: Vec<&str> = flags.split_whitespace().collect();
+            if let Err(e) =
+                common::program_nvcc_ptx(&nvcc, &headers, &program, &flags_list, &[], &out)
+            {
+                panic!("nvcc rejected {program} {flags}:\n{e}");
+            }
+            let nvcc_ptx = std::fs::read_to_string(&out).unwrap();
             collect(
                 &mut program_forms,
                 &nvcc_ptx,

@@ -25,7 +25,6 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -469,8 +468,8 @@ fn kernelc_compiles_exactly_the_listed_programs() {
 
 // ------------------------------------------ 4. kernelc against nvcc --
 
-/// nvcc's PTX of `config` with `extra` options, into `out` (the CCCL and
-/// cuRAND headers on the include path, as the manifest was made).
+/// nvcc's PTX of `config` with `extra` options, into `out`
+/// (`common::program_nvcc_ptx`).
 fn nvcc_ptx(
     nvcc: &Path,
     headers: &Path,
@@ -478,22 +477,14 @@ fn nvcc_ptx(
     extra: &[&str],
     out: &Path,
 ) -> Result<(), String> {
-    let done = Command::new(nvcc)
-        .current_dir(root())
-        .args(["-ptx", &format!("-arch={ARCH}")])
-        .args(extra)
-        .arg(format!("-I{}", headers.display()))
-        .arg(format!("-I{}", headers.join("cccl").display()))
-        .args(config.flag_args())
-        .arg(&config.program)
-        .arg("-o")
-        .arg(out)
-        .output()
-        .expect("cannot run nvcc");
-    match done.status.success() {
-        true => Ok(()),
-        false => Err(String::from_utf8_lossy(&done.stderr).into_owned()),
-    }
+    common::program_nvcc_ptx(
+        nvcc,
+        headers,
+        &config.program,
+        &config.flag_args(),
+        extra,
+        out,
+    )
 }
 
 /// kernelc's PTX of `config` with `extra` options, into `out`.

@@ -5,6 +5,7 @@
 
 pub mod fuzz;
 pub mod half_edges;
+pub mod nvcc_cache;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -548,23 +549,41 @@ pub fn nvcc_ptx_to(
     flags: &[String],
     out_file: &Path,
 ) -> String {
-    let out = Command::new(nvcc)
-        .args(["-ptx", &format!("-arch={arch}"), "-I"])
-        .arg(root().join("include"))
-        .args(flags)
-        .arg(src)
-        .arg("-o")
-        .arg(out_file)
-        .current_dir(root())
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc rejected {}:\n{}",
-        src.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut args = vec![
+        "-ptx".to_string(),
+        format!("-arch={arch}"),
+        "-I".to_string(),
+        root().join("include").display().to_string(),
+    ];
+    args.extend_from_slice(flags);
+    args.push(src.display().to_string());
+    if let Err(e) = nvcc_cache::run(nvcc, &args, root(), out_file) {
+        panic!("nvcc rejected {}:\n{e}", src.display());
+    }
     std::fs::read_to_string(out_file).unwrap()
+}
+
+/// nvcc's PTX of the program `program` of `tests/programs/` (its path from
+/// the workspace root) with its configuration's `flags` and `extra`
+/// options, into `out`: the CCCL and cuRAND headers (`headers`) on the
+/// include path, as the manifest was made. One command for every suite
+/// that compiles the programs, so that nvcc compiles each once
+/// ([`nvcc_cache`]).
+pub fn program_nvcc_ptx(
+    nvcc: &Path,
+    headers: &Path,
+    program: &str,
+    flags: &[&str],
+    extra: &[&str],
+    out: &Path,
+) -> Result<(), String> {
+    let mut args = vec!["-ptx".to_string(), "-arch=sm_90".to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.push(format!("-I{}", headers.display()));
+    args.push(format!("-I{}", headers.join("cccl").display()));
+    args.extend(flags.iter().map(|f| f.to_string()));
+    args.push(program.to_string());
+    nvcc_cache::run(nvcc, &args, root(), out)
 }
 
 /// kernelc's PTX of the fixture `src` at sm_90 without contraction
