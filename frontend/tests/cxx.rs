@@ -480,7 +480,7 @@ fn reference_types_misuse_is_located() {
         "template <class T> struct H { T v; };\n__global__ void k() { H<float &&> h; }",
         "E0002",
         "rvalue reference members are not supported by kernelc",
-        "1:32",
+        "1:31",
     );
     at(
         "using ref = float &;\n__global__ void k(float *o) { o[0] = ref(o[1]); }",
@@ -505,7 +505,7 @@ fn reference_types_misuse_is_located() {
         "struct S { int v; __device__ int get() && { return v; } };\n__global__ void k(int *o) { S s{1}; o[0] = s.get(); }",
         "E0007",
         "an lvalue, which an rvalue reference cannot bind",
-        "2:43",
+        "2:46",
     );
 }
 
@@ -533,13 +533,13 @@ fn decltype_kernelc_cannot_type_is_located() {
         "struct V { using T = int; };\n__global__ void k(int *o) { V v; decltype(v.x)::T t = 1; o[0] = t; }",
         "E0002",
         "`decltype(...)::` is supported by kernelc of a variable",
-        "2:35",
+        "2:34",
     );
     at(
         "__global__ void k(int *o) { decltype(o[0] + nope) t = 1; o[0] = t; }",
         "E0001",
         "nope",
-        "1:46",
+        "1:45",
     );
 }
 
