@@ -1930,3 +1930,111 @@ fn member_templates_overload_with_ordinary_members_as_nvcc_does() {
         assert_eq!(ours, theirs, "kernelc's PTX and nvcc's disagree");
     }
 }
+
+/// Runs `kernel` of the fixture `file` (`out` takes `per` words a thread)
+/// on `in`, the ints 0 to 63: the words of `out` from kernelc's PTX on
+/// the emulator (the interpreter's the same, `common::fixture_runs`),
+/// with nvcc's PTX's the same and the `.func` names nvcc's when nvcc is
+/// there; and kernelc's `.func` names.
+fn words_as_nvccs(file: &str, kernel: &str, per: usize) -> (Vec<i32>, Vec<String>) {
+    let dir = scratch(file.trim_end_matches(".cu"));
+    let src = common::root().join("tests/fixtures/classes").join(file);
+    let out = format!("i32[]:zeros:{}", 64 * per);
+    let runs = common::fixture_runs(&src, &dir, (kernel, &["i32[]:iota:64", &out]));
+    let names = functions(&runs.ptx);
+    if let Some((text, theirs)) = runs.theirs {
+        assert_eq!(names, functions(&text), "{file}: nvcc's .func names");
+        assert_eq!(
+            runs.ours, theirs,
+            "{file}: kernelc's PTX and nvcc's disagree"
+        );
+    }
+    (words(&runs.ours[1]), names)
+}
+
+/// Casts to lvalue references designate the operand's object:
+/// `reinterpret_cast<int &>(f)` and `(int &)f` read and write a float's
+/// bits, `const_cast<float &>` writes through a `const` reference,
+/// `static_cast<Base &>` is the base subobject (at offset 4) and
+/// `static_cast<Derived &>`, `(Derived &)b` the object again; `(float
+/// &&)g` binds `float &&`. Values computed here, and nvcc's PTX's the same.
+#[test]
+fn lvalue_reference_casts_are_nvccs() {
+    let (outs, _) = words_as_nvccs("lvalue_casts.cu", "_Z11lvalueCastsPKiPi", 4);
+    for (x, got) in (0..64).zip(outs.chunks(4)) {
+        let bits = (x as f32).to_bits();
+        let written = f32::from_bits((bits + 1) ^ 2) * 2.0;
+        let (tag, extra) = (x + 7, 3 + 2 * (x + 7));
+        let want = [
+            bits as i32,
+            written.to_bits() as i32,
+            tag + 100_000 * 11 + 1000 * (extra & 0xff),
+            ((0.5 * x as f32 + 0.25) * 4.0) as i32,
+        ];
+        assert_eq!(got, want, "thread {x}");
+    }
+}
+
+/// `decltype` as a type: of a namespace-scope variable, a local, a
+/// member, an expression (a `char` sum is `int`, `c * 2.0` a `double`),
+/// of a reference, in parentheses (a reference), as the scope of a member
+/// type and a static constant, in a device function's parameters and
+/// return type, and as template arguments. Values computed here, nvcc's
+/// PTX's the same, and the `.func` names nvcc's.
+#[test]
+fn decltype_names_the_types_nvcc_does() {
+    let (outs, names) = words_as_nvccs("decltype_types.cu", "_Z9decltypesPKiPf", 8);
+    assert_eq!(
+        names,
+        ["_Z5twiceIfET_S0_", "_Z5twiceIiET_S0_", "_Z6scaled1Vi"]
+    );
+    for (n, got) in (0..64).zip(outs.chunks(8)) {
+        let nf = n as f32;
+        let c = n & 0x7f;
+        let (a, b) = (3.0 * nf - 1.0, nf + 11.0);
+        let want = [
+            nf + 4.0,
+            ((c * 300) as f64 / 7.0) as f32,
+            b,
+            a,
+            (2.0 + nf) + (a + b),
+            4.0 * nf,
+            (8 + 10 + 100 * 16) as f32,
+            (2 * n) as f32 + 0.25 * nf * 2.0,
+        ];
+        let got: Vec<f32> = got.iter().map(|&w| f32::from_bits(w as u32)).collect();
+        assert_eq!(got, want, "thread {n}");
+    }
+}
+
+/// Ref-qualified member functions: `get() const &` for lvalues (a named
+/// object, a `const` one, a reference), `get() &&` for rvalues (a
+/// temporary, a call's result, `static_cast<W &&>(w)`), `slot() &`
+/// returning a reference, and a class template's qualified members
+/// defined out of its class; names nvcc's (`_ZNKR1W3getEv`,
+/// `_ZNO1W3getEv`). Values computed here, and nvcc's PTX's the same.
+#[test]
+fn ref_qualified_members_are_chosen_and_named_as_nvcc_does() {
+    let (outs, names) = words_as_nvccs("ref_qualifiers.cu", "_Z13refQualifiersPKiPf", 4);
+    assert_eq!(
+        names,
+        [
+            "_ZNKR1W3getEv",
+            "_ZNO1W3getEv",
+            "_ZNO3BoxIfE4takeEv",
+            "_ZNR1W4slotEv",
+            "_ZNR3BoxIfE4takeEv"
+        ]
+    );
+    for (x, got) in (0..64).zip(outs.chunks(4)) {
+        let x = x as f32;
+        let want = [
+            x + 10.0 * (x + 1.0) + 100.0 * x,
+            6.0 + 2.0 * x + 2.0 * x,
+            x + 5.0,
+            (x + 1.0) + 1000.0 * (x - 1.0),
+        ];
+        let got: Vec<f32> = got.iter().map(|&w| f32::from_bits(w as u32)).collect();
+        assert_eq!(got, want, "thread {x}");
+    }
+}

@@ -2260,3 +2260,23 @@ fn packs_expanded_in_parameter_classes_are_deduced_as_nvcc_does() {
         assert_eq!(runs.ours, theirs, "kernelc's PTX and nvcc's disagree");
     }
 }
+
+/// Rvalue references as template arguments: `H<float &&>` and
+/// `H<double &&>` pick the partial specialization over `T &&` (with `T`
+/// bound to the referent, its `sizeof` read), `H<int &>` the one over
+/// `T &`, `H<float>` the primary; a function template instance over
+/// `float &&` is `_Z4kindIOfEif`, as nvcc names it (the names below are
+/// nvcc's). This was E0002.
+#[test]
+fn rvalue_reference_template_arguments_are_nvccs() {
+    let ptx = per_thread_runs("rvalue_ref_args.cu", "_Z10rvalueArgsPKiPi", 3, |i| {
+        let (rvalue_float, rvalue_double) = (3 + 4, 3 + 8);
+        let kinds = rvalue_float + 10 * 2 + 100 + 1000 * rvalue_double;
+        vec![kinds, rvalue_float * i, 2 * i + i]
+    });
+    let want: BTreeSet<String> = ["_Z4kindIOfEif", "_Z4kindIRcEif", "_Z4kindIiEif"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(func_names(&ptx), want);
+}

@@ -202,6 +202,22 @@ pub struct Method {
     /// without constructors whose members have default initializers: the
     /// class is still an aggregate (`S{1, 2}` sets its first members).
     pub aggregate: bool,
+    /// `&` or `&&` after the parameters (and `const`): which objects
+    /// `this` binds; its Itanium name has `R` or `O`.
+    pub ref_qualifier: RefQualifier,
+}
+
+/// A member function's ref-qualifier (`get() const &`, `get() &&`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RefQualifier {
+    /// None written: `this` binds any object.
+    #[default]
+    None,
+    /// `&`: `this` binds as an lvalue reference (`const &` also binds a
+    /// temporary).
+    Lvalue,
+    /// `&&`: `this` binds an rvalue only.
+    Rvalue,
 }
 
 /// A type as written, plus qualifiers of the declared object itself.
@@ -299,10 +315,23 @@ pub struct VarDecl {
     /// from the initializer, and `ty.ty` is only a placeholder (`void`, or a
     /// pointer to `void` for `auto *p`).
     pub auto: Option<Span>,
+    /// With `auto`: the type is `decltype(operand)`, which only the
+    /// checker can type (`parser/decltype.rs`), not the initializer's.
+    pub decltype: Option<Box<DecltypeOf>>,
     /// The initializer was written `name{...}` (C++ direct-list
     /// initialization) rather than after `=`.
     pub direct_braces: bool,
     pub span: Span,
+}
+
+/// `decltype(operand)` as a local's type, left to the checker: C++
+/// gives an entity's declared type for an unparenthesized name or member
+/// access (`names_entity`), else the operand's type as a reference of
+/// its value category (`T &` for an lvalue, `T &&` for an xvalue).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecltypeOf {
+    pub operand: Expr,
+    pub names_entity: bool,
 }
 
 /// A structured binding declaration, `auto [a, b] = init;` or `const auto
@@ -726,3 +755,43 @@ impl Drop for Init {
 /// (`parser/expr.rs`): to an rvalue reference, then to an lvalue
 /// reference; names no program can spell.
 pub const REFERENCE_CASTS: [&str; 2] = ["static_cast<&&>", "static_cast<&>"];
+
+/// A cast of `e` to `referent &` as C++ defines it for `reinterpret_cast`
+/// and `const_cast` ([expr.reinterpret.cast]/11, [expr.const.cast]/4),
+/// and so for a C cast (`via` `None`), which is one of them or a
+/// `static_cast` between related classes, whose pointer cast adjusts as
+/// the reference's does: `*cast<referent *>(&e)`, the lvalue designating
+/// `e`'s object.
+pub fn reference_through_pointer(
+    via: Option<NamedCastKind>,
+    referent: QualType,
+    e: Expr,
+    span: Span,
+) -> Expr {
+    let pointer = QualType {
+        ty: CType::Pointer {
+            pointee: Box::new(referent.ty),
+            pointee_const: referent.is_const,
+            pointee_volatile: referent.is_volatile,
+            restrict: false,
+        },
+        ..QualType::plain(CType::Void, referent.span)
+    };
+    let at = |kind| Expr { kind, span };
+    let expr = Box::new(at(ExprKind::Unary {
+        op: UnaryOp::AddrOf,
+        operand: Box::new(e),
+    }));
+    let cast = match via {
+        None => ExprKind::Cast { ty: pointer, expr },
+        Some(kind) => ExprKind::NamedCast {
+            kind,
+            ty: pointer,
+            expr,
+        },
+    };
+    at(ExprKind::Unary {
+        op: UnaryOp::Deref,
+        operand: Box::new(at(cast)),
+    })
+}

@@ -80,8 +80,45 @@ pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
     member(name, None, params, None)
 }
 
+/// The qualifiers of a member function's `this` that its nested name
+/// spells after `N` (5.1.3 `[<CV-qualifiers>] [<ref-qualifier>]`): `K`
+/// for `const`, then `R` for `&` or `O` for `&&` (`_ZNKR1W3getEv`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThisQuals {
+    pub is_const: bool,
+    pub ref_qualifier: crate::ast::RefQualifier,
+}
+
+impl ThisQuals {
+    /// A `const` member function's.
+    pub const CONST: ThisQuals = ThisQuals {
+        is_const: true,
+        ref_qualifier: crate::ast::RefQualifier::None,
+    };
+
+    /// Those `m` declares.
+    pub fn of(m: &crate::ast::Method) -> ThisQuals {
+        ThisQuals {
+            is_const: m.is_const,
+            ref_qualifier: m.ref_qualifier,
+        }
+    }
+
+    fn code(self) -> &'static str {
+        use crate::ast::RefQualifier::{Lvalue, None, Rvalue};
+        match (self.is_const, self.ref_qualifier) {
+            (false, None) => "",
+            (true, None) => "K",
+            (false, Lvalue) => "R",
+            (true, Lvalue) => "KR",
+            (false, Rvalue) => "O",
+            (true, Rvalue) => "KO",
+        }
+    }
+}
+
 /// The Itanium name of a function keyed `key`, a member function when
-/// `this_const` is `Some` (whether it is `const`), with these parameters
+/// `this` is `Some` (with its qualifiers), with these parameters
 /// (`this` not among them): 5.1.3's `<nested-name> ::= N [<CV-qualifiers>]
 /// <prefix> <unqualified-name> E`, where a constructor is `C1` (the
 /// complete-object constructor), a destructor `D1` and an operator function its
@@ -89,11 +126,11 @@ pub fn function(name: &str, params: &[ParamType<'_>]) -> String {
 /// `_ZNK3Ray2atEf`, `_ZN3RayC1E6float3S0_`, `_Zpl6float3S_`.
 pub fn member(
     key: &str,
-    this_const: Option<bool>,
+    this: Option<ThisQuals>,
     params: &[ParamType<'_>],
     converts_to: Option<ParamType<'_>>,
 ) -> String {
-    let encoding = Mangler::default().encoding(key, this_const, params, converts_to);
+    let encoding = Mangler::default().encoding(key, this, params, converts_to);
     format!("_Z{encoding}")
 }
 
@@ -115,17 +152,15 @@ pub fn instance_member(
     class: &crate::types::StructDef,
     inst: &crate::templates::ClassInstance,
     name: &str,
-    this_const: Option<bool>,
+    this: Option<ThisQuals>,
     params: &[ParamType<'_>],
     converts_to: Option<ParamType<'_>>,
 ) -> String {
     let mut m = Mangler::default();
-    let operands = params.len() + usize::from(this_const.is_some());
+    let operands = params.len() + usize::from(this.is_some());
     let simple = unqualified(&inst.template);
     let mut out = String::from("_ZN");
-    if this_const == Some(true) {
-        out.push('K');
-    }
+    out.push_str(this.unwrap_or_default().code());
     out.push_str(&m.instance_inner(inst));
     m.candidates.push(instance_key(inst));
     if class.instance_of.is_none() {
@@ -195,7 +230,7 @@ pub fn instance(
             parts.pop();
             parts.push(code.to_string());
         }
-        let name = m.prefixed(&parts, this.is_some_and(|m| m.is_const));
+        let name = m.prefixed(&parts, this.map(ThisQuals::of).unwrap_or_default());
         out.push_str(name.strip_suffix('E').unwrap_or(&name));
     } else if let Some(code) = operator {
         out.push_str(code);
@@ -287,7 +322,11 @@ pub fn lambda_operator(
     instance: Option<&[crate::templates::ArgValue]>,
 ) -> String {
     let Some(c) = def.closure.as_deref() else {
-        return member(&def.name, Some(this_const), params, None);
+        let this = ThisQuals {
+            is_const: this_const,
+            ..ThisQuals::default()
+        };
+        return member(&def.name, Some(this), params, None);
     };
     let mut m = Mangler::default();
     let (context, unnamed) = m.closure_parts(c);
@@ -843,15 +882,24 @@ impl Mangler {
             // substitution candidate as a type's name is (`5MaxOp`,
             // `N2ns5MinOpE`).
             (ArgValue::Template(key), _) => self.template_name(key),
-            // `R` and the referenced type, a candidate as a reference
-            // parameter's type is (`JRffE`, `R3Add`).
-            (ArgValue::LvalueRef(t), _) => match &**t {
+            // `R` (`O` for an rvalue reference) and the referenced type,
+            // a candidate as a reference parameter's type is (`JRffE`,
+            // `R3Add`, `IOfE`).
+            (ArgValue::LvalueRef(t) | ArgValue::RvalueRef(t), _) => match &**t {
                 ArgValue::Type {
                     ty,
                     is_const,
                     is_volatile,
                     spelling,
-                } => self.reference(ty, quals(*is_const, *is_volatile, false), spelling),
+                } => {
+                    let code = if matches!(a, ArgValue::RvalueRef(_)) {
+                        'O'
+                    } else {
+                        'R'
+                    };
+                    let q = quals(*is_const, *is_volatile, false);
+                    self.reference_as(code, ty, q, spelling)
+                }
                 other => self.template_arg(other, kind),
             },
             // 5.1.5 `<template-arg> ::= J <template-arg>* E`: an argument
@@ -878,18 +926,18 @@ impl Mangler {
     fn encoding(
         &mut self,
         key: &str,
-        this_const: Option<bool>,
+        this: Option<ThisQuals>,
         params: &[ParamType<'_>],
         converts_to: Option<ParamType<'_>>,
     ) -> String {
-        let operands = params.len() + usize::from(this_const.is_some());
+        let operands = params.len() + usize::from(this.is_some());
         let names = key_parts(key);
         let mut parts: Vec<String> = names.iter().map(|n| component(n)).collect();
         if let Some(to) = converts_to {
             // 5.1.3 `cv <type>`: a conversion function, by its type (after
             // the class, whose prefixes come first).
             parts.pop();
-            let class = self.prefixed(&parts, this_const == Some(true));
+            let class = self.prefixed(&parts, this.unwrap_or_default());
             let class = class.strip_suffix('E').unwrap_or(&class).to_string();
             let code = format!("cv{}", self.ty(to.ty, Quals::NONE, to.spelling));
             let mut out = format!("{class}{code}E");
@@ -909,10 +957,10 @@ impl Mangler {
                 parts.push("D1".to_string());
             }
         }
-        let mut out = if parts.len() == 1 && this_const.is_none() {
+        let mut out = if parts.len() == 1 && this.is_none() {
             parts.pop().unwrap_or_default()
         } else {
-            self.prefixed(&parts, this_const == Some(true))
+            self.prefixed(&parts, this.unwrap_or_default())
         };
         self.params(params, &mut out);
         out
@@ -973,11 +1021,8 @@ impl Mangler {
         shape: &crate::ast::FunctionDecl,
     ) -> String {
         let method = shape.method.as_ref();
-        let mut out = String::from(if method.is_some_and(|m| m.is_const) {
-            "NK"
-        } else {
-            "N"
-        });
+        let this = method.map(ThisQuals::of).unwrap_or_default();
+        let mut out = format!("N{}", this.code());
         if let Some(inst) = class.instance_of.as_deref() {
             out.push_str(&self.instance_inner(inst));
             self.candidates.push(instance_key(inst));
@@ -1173,7 +1218,7 @@ impl Mangler {
             .into_iter()
             .map(str::to_string)
             .collect();
-        self.prefixed(&parts, false)
+        self.prefixed(&parts, ThisQuals::default())
     }
 
     /// The name of an entity with key `key`: a `<source-name>`, or a
@@ -1188,7 +1233,7 @@ impl Mangler {
     /// nvcc's namespace of names with internal linkage ([`INTERNAL`]) is a
     /// candidate of its own, but the prefixes after it are the namespaces
     /// they name: `ns::Stat` after `_ZN<internal>2ns1fE...` is `NS0_4StatE`.
-    fn prefixed(&mut self, parts: &[String], konst: bool) -> String {
+    fn prefixed(&mut self, parts: &[String], this: ThisQuals) -> String {
         let internal = usize::from(parts.first() == Some(&source_name(INTERNAL.1)));
         let key = |n: usize| -> String {
             let named = if n > internal {
@@ -1201,7 +1246,7 @@ impl Mangler {
                 _ => format!("N{}E", named.concat()),
             }
         };
-        let mut out = String::from(if konst { "NK" } else { "N" });
+        let mut out = format!("N{}", this.code());
         let mut start = 0;
         for n in (1..parts.len()).rev() {
             if let Some(sub) = self.substitution(&key(n)) {

@@ -248,7 +248,8 @@ fn match_arg(p: &ArgValue, a: &ArgValue, bound: &mut [Option<ArgValue>]) -> bool
             pc == ac && pv == av && match_type(pt, at, bound)
         }
         // `is_reference<T &>` against `float &` binds `float`.
-        (ArgValue::LvalueRef(p), ArgValue::LvalueRef(a)) => match_arg(p, a, bound),
+        (ArgValue::LvalueRef(p), ArgValue::LvalueRef(a))
+        | (ArgValue::RvalueRef(p), ArgValue::RvalueRef(a)) => match_arg(p, a, bound),
         (ArgValue::Param(i), ArgValue::Int(..)) => bind(*i, a.clone(), bound),
         (ArgValue::Int(x, _), ArgValue::Int(y, _)) => x == y,
         (ArgValue::Pack(ps), ArgValue::Pack(args)) => match_pack(ps, args, bound),
@@ -618,6 +619,10 @@ pub enum ArgValue {
     /// `Rf` in names). An instance binds `T` to the referenced type and
     /// reads its `T &&` as `T &` (reference collapsing).
     LvalueRef(Box<ArgValue>),
+    /// An rvalue reference to a type, as written (`H<float &&>`, `Of` in
+    /// names); a `T` bound to it reads `T &&` as itself and `T &` as an
+    /// lvalue reference.
+    RvalueRef(Box<ArgValue>),
 }
 
 impl ArgValue {
@@ -629,7 +634,8 @@ impl ArgValue {
             (ArgValue::Pack(a), ArgValue::Pack(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_as(y))
             }
-            (ArgValue::LvalueRef(a), ArgValue::LvalueRef(b)) => a.same_as(b),
+            (ArgValue::LvalueRef(a), ArgValue::LvalueRef(b))
+            | (ArgValue::RvalueRef(a), ArgValue::RvalueRef(b)) => a.same_as(b),
             _ => self == other,
         }
     }
@@ -637,8 +643,9 @@ impl ArgValue {
     /// The argument a type argument `t` is: a reference type (`float &`,
     /// `T &` with `T` bound to one) is an [`ArgValue::LvalueRef`] of its
     /// referent, so that a reference reads, matches and is named one way
-    /// whether it was written or deduced. `Err` with the message for an
-    /// rvalue reference type, which kernelc's instances do not take.
+    /// whether it was written or deduced; `float &&` an
+    /// [`ArgValue::RvalueRef`]. (`Result` for the callers' sake: every
+    /// type is an argument now.)
     pub fn of_type(t: &ast::QualType) -> Result<ArgValue, String> {
         let value = |ty: &CType, is_const, is_volatile| ArgValue::Type {
             ty: crate::sema::strip_restrict(ty).0,
@@ -647,28 +654,26 @@ impl ArgValue {
             spelling: t.spelling.clone(),
         };
         match &t.ty {
-            CType::Ref { rvalue: true, .. } => Err(format!(
-                "rvalue reference template arguments (`{}`) are not supported by kernelc",
-                t.ty
-            )),
             CType::Ref {
                 referent,
                 referent_const,
                 referent_volatile,
-                ..
-            } => Ok(ArgValue::LvalueRef(Box::new(value(
-                referent,
-                *referent_const,
-                *referent_volatile,
-            )))),
+                rvalue,
+            } => {
+                let referent = Box::new(value(referent, *referent_const, *referent_volatile));
+                Ok(match rvalue {
+                    true => ArgValue::RvalueRef(referent),
+                    false => ArgValue::LvalueRef(referent),
+                })
+            }
             ty => Ok(value(ty, t.is_const, t.is_volatile)),
         }
     }
 
-    /// The type an lvalue reference argument refers to, else the argument.
+    /// The type a reference argument refers to, else the argument.
     pub fn referenced(&self) -> &ArgValue {
         match self {
-            ArgValue::LvalueRef(t) => t,
+            ArgValue::LvalueRef(t) | ArgValue::RvalueRef(t) => t,
             a => a,
         }
     }
@@ -703,6 +708,7 @@ impl ArgValue {
                 shown.join(", ")
             }
             ArgValue::LvalueRef(t) => format!("{} &", t.readable()),
+            ArgValue::RvalueRef(t) => format!("{} &&", t.readable()),
         }
     }
 }
@@ -1059,8 +1065,8 @@ pub fn type_bindings(
     types
 }
 
-/// The typedef a type parameter bound to `a` is: the type, or for an
-/// lvalue reference argument the reference type (`CType::Ref`), which a
+/// The typedef a type parameter bound to `a` is: the type, or for a
+/// reference argument the reference type (`CType::Ref`), which a
 /// declaration of that type reads as a reference (`parser::references`).
 fn type_binding(a: &ArgValue) -> Option<(CType, bool, Spelling)> {
     let ArgValue::Type {
@@ -1072,14 +1078,16 @@ fn type_binding(a: &ArgValue) -> Option<(CType, bool, Spelling)> {
     else {
         return None;
     };
-    if !matches!(a, ArgValue::LvalueRef(_)) {
-        return Some((ty.clone(), *is_const, spelling.clone()));
-    }
+    let rvalue = match a {
+        ArgValue::LvalueRef(_) => false,
+        ArgValue::RvalueRef(_) => true,
+        _ => return Some((ty.clone(), *is_const, spelling.clone())),
+    };
     let reference = CType::Ref {
         referent: Box::new(ty.clone()),
         referent_const: *is_const,
         referent_volatile: *is_volatile,
-        rvalue: false,
+        rvalue,
     };
     Some((reference, false, spelling.clone()))
 }

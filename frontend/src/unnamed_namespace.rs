@@ -185,7 +185,7 @@ fn link_name(
                 return host_signature::link_name(&def.scope, name, params, *const_member, &typed);
             };
             let written: Vec<_> = read.iter().map(crate::sema::written_type).collect();
-            let this_const = const_member.then_some(true);
+            let this_const = const_member.then_some(crate::mangle::ThisQuals::CONST);
             Some(crate::mangle::member(
                 &key(name),
                 this_const,

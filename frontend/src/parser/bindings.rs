@@ -153,6 +153,7 @@ impl Parser<'_> {
             by_ref,
             rvalue,
             auto: Some(auto),
+            decltype: None,
             direct_braces: false,
             span: start.to(close),
         };

@@ -874,45 +874,6 @@ impl Parser<'_> {
         }
     }
 
-    /// The type `decltype(e)` names, where the parser knows it without
-    /// typing `e`: a local or parameter whose type was written (not in a
-    /// template's pattern, where it depends on the parameters), or a
-    /// member of one (`decltype(v.x)`). nvcc names such an argument by
-    /// the type, as here.
-    fn decltype_of(&self, e: &Expr) -> Option<crate::parser::typedefs::Typedef> {
-        if self.in_pattern {
-            return None;
-        }
-        match &e.kind {
-            ExprKind::Ident(name) => self.names.local_type(name).cloned(),
-            ExprKind::Member {
-                base,
-                field,
-                arrow,
-                template_args,
-                ..
-            } if template_args.is_empty() => {
-                let (ty, _, _) = self.decltype_of(base)?;
-                // A member of a reference is the referent's member.
-                let ty = match ty {
-                    CType::Ref { referent, .. } => *referent,
-                    ty => ty,
-                };
-                let def = match (arrow, ty) {
-                    (false, CType::Struct(def)) => def,
-                    (true, CType::Pointer { pointee, .. }) => match *pointee {
-                        CType::Struct(def) => def,
-                        _ => return None,
-                    },
-                    _ => return None,
-                };
-                let f = def.field(field)?;
-                (!f.reference).then(|| (f.ty.clone(), false, Default::default()))
-            }
-            _ => None,
-        }
-    }
-
     /// A value argument in a function template's pattern that the parser
     /// cannot compute: the template's value parameter it names, else a
     /// stand-in zero (the pattern's shape is all that is read).
@@ -1295,7 +1256,7 @@ fn is_dependent_arg(a: &ArgValue) -> bool {
         ArgValue::Int(..) | ArgValue::Func { .. } | ArgValue::Template(_) => false,
         ArgValue::Param(_) => true,
         ArgValue::Pack(elems) => elems.iter().any(is_dependent_arg),
-        ArgValue::LvalueRef(t) => is_dependent_arg(t),
+        ArgValue::LvalueRef(t) | ArgValue::RvalueRef(t) => is_dependent_arg(t),
     }
 }
 

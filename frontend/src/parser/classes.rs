@@ -37,8 +37,8 @@ use super::names::Kind;
 use super::{PResult, Parser};
 use crate::access::{Access, Restricted};
 use crate::ast::{
-    Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, Returns,
-    Spelling, Stmt, StmtKind,
+    Block, Expr, ExprKind, FnSpecs, FunctionDecl, Item, Method, ParamDecl, QualType, RefQualifier,
+    Returns, Spelling, Stmt, StmtKind,
 };
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
@@ -838,6 +838,7 @@ impl Parser<'_> {
                 is_const: false,
                 is_ctor: true,
                 aggregate: true,
+                ref_qualifier: crate::ast::RefQualifier::None,
             }),
         };
         self.member_decl(head, vec![this_param(class, false, span)], Some(body))
@@ -908,7 +909,12 @@ impl Parser<'_> {
         self.expect_punct(Punct::LParen, "to open the parameter list")?;
         let mut params = self.params()?;
         let is_const = self.eat_kw(Keyword::Const);
-        self.function_suffixes()?;
+        let ref_qualifier = match ctor {
+            Some(_) => self
+                .unqualified_suffixes(name_tok.span)
+                .map(|()| RefQualifier::None)?,
+            None => self.function_suffixes()?,
+        };
         let (ret, deduced_ret) = self.deduced_return(deduced, ret)?;
         let has_this = !is_static && !friend;
         let key = if friend {
@@ -942,6 +948,7 @@ impl Parser<'_> {
             is_const,
             is_ctor: ctor.is_some(),
             aggregate: false,
+            ref_qualifier,
         });
         // A member function has its class's linkage, `static` or not (C++
         // [class.mfct]); one defined in its class is inline ([dcl.inline]),
@@ -1049,13 +1056,11 @@ impl Parser<'_> {
         if let Some(outer) = outer {
             self.names.leave_scope(outer);
         }
-        let (params, body, is_const, has_this) = parsed?;
-        let method = has_this.then(|| Method {
-            class: ctx.key.clone(),
-            is_const,
-            is_ctor: false,
-            aggregate: false,
-        });
+        let OutOfLine {
+            params,
+            body,
+            method,
+        } = parsed?;
         let head = MemberHead {
             friend: false,
             key,
@@ -1118,6 +1123,7 @@ impl Parser<'_> {
                 is_const: false,
                 is_ctor: true,
                 aggregate: false,
+                ref_qualifier: crate::ast::RefQualifier::None,
             }),
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -1132,30 +1138,40 @@ impl Parser<'_> {
         at: Span,
     ) -> PResult<(Vec<ParamDecl>, Option<Block>)> {
         let mut params = self.params()?;
-        self.function_suffixes()?;
+        self.unqualified_suffixes(at)?;
         params.insert(0, this_param(class, false, at));
         let body = self.member_body(class, ctx, true, true, &params)?;
         Ok((params, body))
     }
 
-    /// The parameters, `const` and body of an out-of-line member function
-    /// `member` of `class`, after its `(`; whether it has `this`.
+    /// The parameters, qualifiers and body of an out-of-line member
+    /// function `member` of `class`, after its `(`.
     fn out_of_line_rest(
         &mut self,
         class: &CType,
         ctx: &ClassCtx,
         member: &str,
         at: Span,
-    ) -> PResult<(Vec<ParamDecl>, Option<Block>, bool, bool)> {
+    ) -> PResult<OutOfLine> {
         let mut params = self.params()?;
         let is_const = self.eat_kw(Keyword::Const);
-        self.function_suffixes()?;
+        let ref_qualifier = self.function_suffixes()?;
         let has_this = ctx.methods.contains(member);
         if has_this {
             params.insert(0, this_param(class, is_const, at));
         }
         let body = self.member_body(class, ctx, has_this, false, &params)?;
-        Ok((params, body, is_const, has_this))
+        Ok(OutOfLine {
+            params,
+            body,
+            method: has_this.then(|| Method {
+                class: ctx.key.clone(),
+                is_const,
+                is_ctor: false,
+                aggregate: false,
+                ref_qualifier,
+            }),
+        })
     }
 
     /// The key of the class whose name qualifies the declarator name at
@@ -1357,7 +1373,7 @@ impl Parser<'_> {
             self.bump();
         }
         self.expect_punct(Punct::RParen, "to close the destructor's parameter list")?;
-        self.function_suffixes()?;
+        self.unqualified_suffixes(name_span)?;
         let empty = (self.is_punct(Punct::LBrace) && self.is_punct_at(1, Punct::RBrace))
             || (self.is_punct(Punct::Assign) && self.peek_at(1).text == "default");
         if empty {
@@ -1386,6 +1402,7 @@ impl Parser<'_> {
                 is_const: false,
                 is_ctor: false,
                 aggregate: false,
+                ref_qualifier: crate::ast::RefQualifier::None,
             }),
         };
         Ok(Some(self.member_decl(head, params, body)))
@@ -1430,8 +1447,15 @@ impl Parser<'_> {
     }
 
     /// What may follow a member function's parameters besides `const`:
-    /// `noexcept`, `override`, `final`; a ref-qualifier is refused.
-    fn function_suffixes(&mut self) -> PResult<()> {
+    /// a ref-qualifier (`&`, `&&`), `noexcept`, `override`, `final`.
+    fn function_suffixes(&mut self) -> PResult<RefQualifier> {
+        let qualifier = if self.eat_punct(Punct::Amp) {
+            RefQualifier::Lvalue
+        } else if self.eat_punct(Punct::AndAnd) {
+            RefQualifier::Rvalue
+        } else {
+            RefQualifier::None
+        };
         loop {
             match self.peek().text.as_str() {
                 "noexcept" if self.is_punct_at(1, Punct::LParen) => {
@@ -1442,16 +1466,21 @@ impl Parser<'_> {
                 "noexcept" | "override" | "final" => {
                     self.bump();
                 }
-                "&" | "&&" => {
-                    let sp = self.span();
-                    return self.error(
-                        sp,
-                        Code::E0002,
-                        "ref-qualified member functions are not supported by kernelc",
-                    );
-                }
-                _ => return Ok(()),
+                _ => return Ok(qualifier),
             }
+        }
+    }
+
+    /// [`Parser::function_suffixes`] of a constructor or a destructor,
+    /// which C++ does not let be ref-qualified.
+    fn unqualified_suffixes(&mut self, at: Span) -> PResult<()> {
+        match self.function_suffixes()? {
+            RefQualifier::None => Ok(()),
+            _ => self.error(
+                at.to(self.prev_span()),
+                Code::E0003,
+                "a constructor or a destructor cannot have a ref-qualifier (`&`, `&&`)",
+            ),
         }
     }
 
@@ -1809,6 +1838,14 @@ pub(super) fn assignment(target: Expr, value: Expr, span: Span) -> Stmt {
 }
 
 /// The `this` parameter of a member function of `class`.
+/// An out-of-line member function's definition after its name: its
+/// parameters (`this` first when it has one), body and what its `this` is.
+struct OutOfLine {
+    params: Vec<ParamDecl>,
+    body: Option<Block>,
+    method: Option<Method>,
+}
+
 pub(super) fn this_param(class: &CType, is_const: bool, span: Span) -> ParamDecl {
     ParamDecl {
         name: Some("this".to_string()),

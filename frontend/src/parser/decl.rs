@@ -171,6 +171,9 @@ pub(super) struct DeclSpecs {
     pub auto: Option<Span>,
     /// The `auto` was written `decltype(auto)` (a function's return type).
     pub decltype_auto: bool,
+    /// The `auto` was written `decltype(operand)` of an operand only the
+    /// checker types (a local's type).
+    pub decltype: Option<Box<crate::ast::DecltypeOf>>,
 }
 
 impl DeclSpecs {
@@ -230,6 +233,9 @@ impl Parser<'_> {
         }
         match &t.kind {
             TokenKind::Keyword(Keyword::Typename) => self.starts_type(n + 1),
+            TokenKind::Keyword(Keyword::Decltype) if self.is_punct_at(n + 1, Punct::LParen) => {
+                self.decltype_starts_type(n)
+            }
             TokenKind::Keyword(k) => k.starts_type(),
             TokenKind::Ident | TokenKind::Punct(Punct::ColonColon)
                 if self.class_template_at(n).is_some() =>
@@ -334,6 +340,21 @@ impl Parser<'_> {
                             ds.decltype_auto = true;
                             // The `(auto)`; the loop steps past `)`.
                             self.pos += 3;
+                        }
+                        Keyword::Decltype if ts.named.is_none() => {
+                            match self.decltype_type()? {
+                                super::decltype::Decltype::Known((t, c, spelling)) => {
+                                    ts.named = Some(t);
+                                    ts.named_const = c;
+                                    ts.named_spelling = spelling;
+                                    ts.any = true;
+                                }
+                                super::decltype::Decltype::Checked(of, at) => {
+                                    ds.auto = Some(at);
+                                    ds.decltype = Some(Box::new(of));
+                                }
+                            }
+                            continue;
                         }
                         Keyword::Volatile => ts.is_volatile = true,
                         // A hint without meaning, which C++17 removed and
@@ -1016,6 +1037,7 @@ impl Parser<'_> {
         storage: Storage,
         local: bool,
         auto: Option<Span>,
+        decltype: Option<Box<crate::ast::DecltypeOf>>,
     ) -> PResult<Vec<VarDecl>> {
         let mut out = Vec::new();
         loop {
@@ -1057,8 +1079,12 @@ impl Parser<'_> {
             let mut name_tok = self.bump();
             name_tok.text = self.declare_value(&name_tok.text, name_tok.span).into();
             let (ty, dims) = spelled_out(ty, self.dims()?, by_ref);
-            if local && auto.is_none() && dims.is_empty() {
-                self.names.type_last_local(declared_type(&ty, declared));
+            if auto.is_none() && dims.is_empty() {
+                let written = declared_type(&ty, declared);
+                match local {
+                    true => self.names.type_last_local(written),
+                    false => self.names.type_global(&name_tok.text, written),
+                }
             }
             if let (Some(r), false) = (by_ref, dims.is_empty()) {
                 return self.error(r, Code::E0003, "arrays of references are not valid C++");
@@ -1083,6 +1109,7 @@ impl Parser<'_> {
                     by_ref,
                     rvalue,
                     auto,
+                    decltype: decltype.clone(),
                     direct_braces: false,
                     span: base.span.to(end),
                 });
@@ -1132,6 +1159,7 @@ impl Parser<'_> {
                 by_ref,
                 rvalue,
                 auto,
+                decltype: decltype.clone(),
                 direct_braces,
                 span: base.span.to(end),
             });
@@ -1214,7 +1242,7 @@ impl Parser<'_> {
         if self.eat_punct(Punct::Semi) {
             return Ok(Vec::new()); // `enum E { ... };` or a useless `int;`
         }
-        self.var_declarators(base, ds.storage, true, ds.auto)
+        self.var_declarators(base, ds.storage, true, ds.auto, ds.decltype)
     }
 
     /// A top-level declaration: a function prototype or definition, a
@@ -1308,7 +1336,7 @@ impl Parser<'_> {
                     format!("`{}` applies only to functions", k.as_str()),
                 );
             }
-            let vars = self.var_declarators(base, ds.storage, false, None)?;
+            let vars = self.var_declarators(base, ds.storage, false, None, None)?;
             for v in &vars {
                 self.scoped.declare_variable(v);
                 self.record_constant(v);

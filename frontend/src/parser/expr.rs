@@ -279,23 +279,23 @@ impl Parser<'_> {
         let open = self.bump().span;
         let ty = self.type_name()?;
         let ty = self.reference_type(ty);
-        if let CType::Ref { .. } = ty.ty {
-            return self.error(
-                ty.span,
-                Code::E0002,
-                "casts to reference types are not supported by kernelc",
-            );
-        }
         self.expect_punct(Punct::RParen, "to close the cast")?;
         let e = self.cast_expr()?;
         let span = open.to(e.span);
-        Ok(mk(
-            ExprKind::Cast {
-                ty,
-                expr: Box::new(e),
-            },
-            span,
-        ))
+        Ok(match super::references::referent_of(ty) {
+            // `(T &&)x` means what `static_cast<T &&>(x)` means.
+            (referent, Some(r)) if r.rvalue => {
+                reference_cast_call(referent, true, e, open.to(r.at), span)
+            }
+            (referent, Some(_)) => crate::ast::reference_through_pointer(None, referent, e, span),
+            (ty, None) => mk(
+                ExprKind::Cast {
+                    ty,
+                    expr: Box::new(e),
+                },
+                span,
+            ),
+        })
     }
 
     /// A unary expression; a prefix operator opens a nesting level (its
@@ -666,6 +666,9 @@ impl Parser<'_> {
                 self.bump();
                 return self.primary();
             }
+            TokenKind::Keyword(Keyword::Decltype) if self.is_punct_at(1, Punct::LParen) => {
+                return self.decltype_value()
+            }
             TokenKind::Keyword(k) => {
                 if let Some(what) = unsupported_keyword(*k) {
                     return self.error(
@@ -920,17 +923,18 @@ impl Parser<'_> {
             let (referent, _) = super::references::referent_of(ty);
             return self.reference_cast(start, referent, rvalue);
         }
-        if let CType::Ref { .. } = ty.ty {
+        if let CType::Ref { rvalue: true, .. } = ty.ty {
             let sp = ty.span;
             return self.error(
                 sp,
                 Code::E0002,
                 format!(
-                    "`{}` to a reference type is not supported by kernelc",
+                    "`{}` to an rvalue reference type is not supported by kernelc",
                     kind.as_str()
                 ),
             );
         }
+        let (ty, by_ref) = super::references::referent_of(ty);
         // `static_cast<Pack<T>>(x)`: the type's own list took half of `>>`.
         if !self.close_template_args() {
             self.expect_punct(
@@ -941,13 +945,22 @@ impl Parser<'_> {
         self.expect_punct(Punct::LParen, &format!("after `{}<...>`", kind.as_str()))?;
         let e = self.expr()?;
         let close = self.expect_punct(Punct::RParen, "to close the cast")?;
+        let span = start.to(close);
+        if by_ref.is_some() {
+            return Ok(crate::ast::reference_through_pointer(
+                Some(kind),
+                ty,
+                e,
+                span,
+            ));
+        }
         Ok(mk(
             ExprKind::NamedCast {
                 kind,
                 ty,
                 expr: Box::new(e),
             },
-            start.to(close),
+            span,
         ))
     }
 
@@ -966,14 +979,11 @@ impl Parser<'_> {
         let at = self.expect_punct(Punct::LParen, "after `static_cast<...>`")?;
         let e = self.expr()?;
         let close = self.expect_punct(Punct::RParen, "to close the cast")?;
-        let name = crate::ast::REFERENCE_CASTS[usize::from(!rvalue)].to_string();
-        let args = vec![crate::templates::TemplateArg::Type(ty)];
-        let callee = mk(ExprKind::TemplateId { name, args }, start.to(at));
-        Ok(mk(
-            ExprKind::Call {
-                callee: Box::new(callee),
-                args: vec![e],
-            },
+        Ok(reference_cast_call(
+            ty,
+            rvalue,
+            e,
+            start.to(at),
             start.to(close),
         ))
     }
@@ -1126,4 +1136,25 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// A call of sema's built-in `static_cast` to `ty &&` (`rvalue`) or
+/// `ty &` ([`crate::ast::REFERENCE_CASTS`]) on `e`, its callee at `at`.
+fn reference_cast_call(
+    ty: crate::ast::QualType,
+    rvalue: bool,
+    e: Expr,
+    at: Span,
+    span: Span,
+) -> Expr {
+    let name = crate::ast::REFERENCE_CASTS[usize::from(!rvalue)].to_string();
+    let args = vec![crate::templates::TemplateArg::Type(ty)];
+    let callee = mk(ExprKind::TemplateId { name, args }, at);
+    mk(
+        ExprKind::Call {
+            callee: Box::new(callee),
+            args: vec![e],
+        },
+        span,
+    )
 }

@@ -189,6 +189,7 @@ impl Parser<'_> {
             by_ref: None,
             rvalue: false,
             auto,
+            decltype: None,
             direct_braces,
             span: start.to(end),
         })

@@ -595,6 +595,7 @@ impl Parser<'_> {
                 is_const,
                 is_ctor: false,
                 aggregate: false,
+                ref_qualifier: crate::ast::RefQualifier::None,
             }),
             deduced_ret: None,
         };

@@ -17,6 +17,7 @@ mod bindings;
 mod class_templates;
 mod classes;
 mod decl;
+mod decltype;
 mod expr;
 mod fn_pointers;
 mod host_frames;

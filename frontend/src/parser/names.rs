@@ -160,6 +160,9 @@ pub(crate) struct Names {
     /// `auto`, not a reference or an array): what `decltype(x)` names in
     /// a class template's arguments.
     local_types: Vec<Option<crate::parser::typedefs::Typedef>>,
+    /// The declared type of each variable at namespace scope whose type
+    /// was written (not an array), by key: what `decltype(v)` names.
+    global_types: Arc<FxHashMap<String, crate::parser::typedefs::Typedef>>,
     /// Open blocks of the current function (0 at namespace scope).
     pub(super) block_depth: usize,
 }
@@ -450,6 +453,21 @@ impl Names {
     pub(crate) fn local_type(&self, name: &str) -> Option<&crate::parser::typedefs::Typedef> {
         let at = self.locals.iter().rposition(|l| l == name)?;
         self.local_types.get(at)?.as_ref()
+    }
+
+    /// The variable at namespace scope keyed `key` was declared `ty`.
+    pub(crate) fn type_global(&mut self, key: &str, ty: crate::parser::typedefs::Typedef) {
+        Arc::make_mut(&mut self.global_types).insert(key.to_string(), ty);
+    }
+
+    /// The declared type of the variable an expression's name resolved
+    /// to (`name`: a local's name, or a namespace-scope variable's key),
+    /// when it was written.
+    pub(crate) fn variable_type(&self, name: &str) -> Option<&crate::parser::typedefs::Typedef> {
+        if self.is_local(name) {
+            return self.local_type(name);
+        }
+        self.global_types.get(name)
     }
 
     /// Whether `name` is a local in scope.

@@ -78,10 +78,16 @@ impl Parser<'_> {
         })
     }
 
-    /// The namespace (or scoped enumeration) `parts` names, looked up from
-    /// here: its key.
-    fn scope_key(&self, global: bool, parts: &[(String, Span)]) -> Result<String, Diagnostic> {
-        let mut scope: Option<String> = global.then(String::new);
+    /// The namespace (or scoped enumeration, or class) `parts` names,
+    /// looked up from `start` (`None`: from here; the global namespace
+    /// `""` after a leading `::`; a class's key after `decltype(x)::`):
+    /// its key.
+    fn scope_key(
+        &self,
+        start: Option<String>,
+        parts: &[(String, Span)],
+    ) -> Result<String, Diagnostic> {
+        let mut scope = start;
         for (name, span) in parts {
             let found = match &scope {
                 None => self.names.lookup(Kind::Namespace, name),
@@ -153,10 +159,22 @@ impl Parser<'_> {
 
     /// The key of the `kind` entity a qualified name denotes.
     pub(super) fn resolve_qualified(&self, q: &QualName, kind: Kind) -> Result<String, Diagnostic> {
-        let Some(((last, last_span), scopes)) = q.parts.split_last() else {
-            return Err(Diagnostic::error(q.span, Code::E0003, "expected a name"));
+        self.resolve_from(q.global.then(String::new), &q.parts, q.span, kind)
+    }
+
+    /// The key of the `kind` entity `parts` (written at `span`) denote,
+    /// looked up from `start` as [`Parser::scope_key`] does.
+    pub(super) fn resolve_from(
+        &self,
+        start: Option<String>,
+        parts: &[(String, Span)],
+        span: Span,
+        kind: Kind,
+    ) -> Result<String, Diagnostic> {
+        let Some(((last, last_span), scopes)) = parts.split_last() else {
+            return Err(Diagnostic::error(span, Code::E0003, "expected a name"));
         };
-        let scope = self.scope_key(q.global, scopes)?;
+        let scope = self.scope_key(start, scopes)?;
         if scope.ends_with('>') {
             // A member of a class template's instance: its declarations
             // belong to the parse that made the instance.
@@ -348,7 +366,7 @@ impl Parser<'_> {
             return self.error(sp, Code::E0003, msg);
         };
         self.pos += q.tokens;
-        let target = match self.scope_key(q.global, &q.parts) {
+        let target = match self.scope_key(q.global.then(String::new), &q.parts) {
             Ok(key) if self.names.span_of(Kind::Namespace, &key).is_some() => Ok(key),
             // Not a namespace kernelc knows: an error only where it is used.
             _ => Err(q.written()),
@@ -379,7 +397,7 @@ impl Parser<'_> {
                 let sp = self.span();
                 return self.error(sp, Code::E0003, msg);
             };
-            let key = match self.scope_key(q.global, &q.parts) {
+            let key = match self.scope_key(q.global.then(String::new), &q.parts) {
                 Ok(k) => Some(k),
                 // `using namespace std;`: a library namespace kernelc does
                 // not model adds nothing it could find.

@@ -277,6 +277,7 @@ impl Checker {
                 by_ref,
                 rvalue: false,
                 auto: v.auto,
+                decltype: None,
                 direct_braces: false,
                 span: *span,
             });

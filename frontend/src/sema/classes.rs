@@ -421,7 +421,12 @@ impl Checker {
         args: &[Option<Expr>],
         at: Span,
     ) -> Option<String> {
-        if keys.len() == 1 {
+        // A ref-qualified member binds only some objects, which ranking
+        // checks, even alone.
+        let unqualified = |k: &String| {
+            self.sigs[self.by_name[k.as_str()]].ref_qualifier == ast::RefQualifier::None
+        };
+        if keys.len() == 1 && unqualified(&keys[0]) {
             return Some(keys[0].clone());
         }
         self.choose_overload(plain, keys, args, at)

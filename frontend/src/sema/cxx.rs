@@ -837,6 +837,7 @@ impl Checker {
             by_ref: by_ref.then_some(at),
             rvalue: by_ref,
             auto: Some(at),
+            decltype: None,
             direct_braces: false,
             span: at,
         };

@@ -2086,6 +2086,17 @@ impl Checker {
             }
             return Some(e.with_span(span));
         }
+        if !rvalue && e.ty.is_struct() && ty.ty.is_struct() {
+            // Between a base and a derived class: the pointer cast's
+            // adjustment, `*static_cast<T *>(&e)`.
+            let via_pointer = ast::reference_through_pointer(
+                Some(ast::NamedCastKind::Static),
+                ty.clone(),
+                operand.clone(),
+                span,
+            );
+            return self.expr(&via_pointer);
+        }
         if !rvalue {
             self.error(
                 span,

@@ -17,6 +17,7 @@ mod consteval;
 mod convert;
 mod cxx;
 mod decl;
+mod decltype;
 mod destructors;
 mod device_fns;
 mod expr;
@@ -88,6 +89,9 @@ struct FnSig {
     /// A non-static member function: parameter 0 is `this`, which a call
     /// binds to the object (`classes.rs`).
     is_method: bool,
+    /// Its ref-qualifier: with one, `this` binds as a reference parameter
+    /// of that kind; without, any object.
+    ref_qualifier: ast::RefQualifier,
     /// A value, or a reference: then `ret` is a pointer, and a call
     /// designates the object it points to (an xvalue for `T &&`).
     returns: ast::Returns,
@@ -679,11 +683,12 @@ impl Checker {
             refs.push(p.by_ref.is_some());
             rvalue_refs.push(p.rvalue);
         }
-        if f.method.is_some() {
+        if let Some(m) = &f.method {
             // `this` binds to the object as a reference parameter binds
             // its argument, so overload resolution ranks the object's
-            // type against the class.
+            // type against the class (`get() &&` is an rvalue reference's).
             refs[0] = true;
+            rvalue_refs[0] = m.ref_qualifier == ast::RefQualifier::Rvalue;
         }
         let same = self.same_function(&f.name, &params, &refs, &rvalue_refs);
         let key = match same {
@@ -766,6 +771,11 @@ impl Checker {
             first_call: None,
             defaults: f.params.iter().map(|p| p.default.clone()).collect(),
             is_method: f.method.is_some(),
+            ref_qualifier: f
+                .method
+                .as_ref()
+                .map(|m| m.ref_qualifier)
+                .unwrap_or_default(),
             returns: f.returns,
             aggregate_ctor: f.method.as_ref().is_some_and(|m| m.aggregate),
         });
@@ -1046,8 +1056,8 @@ impl Checker {
         }
         let plain = self.overloads.plain_of.get(&f.name).unwrap_or(&f.name);
         // `this` is not one of the parameters a name lists.
-        let (this_const, listed) = match &f.method {
-            Some(m) => (Some(m.is_const), &mangled[1..]),
+        let (this, listed) = match &f.method {
+            Some(m) => (Some(crate::mangle::ThisQuals::of(m)), &mangled[1..]),
             None => (None, &mangled[..]),
         };
         // A conversion function is named by the type it returns.
@@ -1061,11 +1071,11 @@ impl Checker {
             });
         match self.instance_class_of(plain) {
             Some((class, inst, name)) => {
-                crate::mangle::instance_member(&class, &inst, name, this_const, listed, converts_to)
+                crate::mangle::instance_member(&class, &inst, name, this, listed, converts_to)
             }
             None => {
                 let key = crate::mangle::linkage_key(plain, self.has_internal_name(f));
-                crate::mangle::member(&key, this_const, listed, converts_to)
+                crate::mangle::member(&key, this, listed, converts_to)
             }
         }
     }
@@ -1290,6 +1300,13 @@ impl Checker {
     fn decls(&mut self, vars: &[ast::VarDecl]) -> Vec<Stmt> {
         let mut out = Vec::new();
         for v in vars {
+            if let Some(of) = &v.decltype {
+                match self.decltype_written(v, of) {
+                    Some(written) => out.extend(self.decls(std::slice::from_ref(&written))),
+                    None => self.bind_failed(&v.name),
+                }
+                continue;
+            }
             if v.storage.shared {
                 self.local_shared(v);
                 continue;

@@ -18,6 +18,7 @@
 use rustc_hash::FxHashMap;
 
 use super::Checker;
+use crate::ast::RefQualifier;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::typed::Expr;
@@ -298,8 +299,9 @@ impl Checker {
                         i + 1
                     ));
                 }
-                // `this` binds a temporary too (`S(1).f()`).
-                let this = sig.is_method && i == 0;
+                // `this` binds a temporary too (`S(1).f()`), unless
+                // ref-qualified `&` (`f() &`).
+                let this = sig.is_method && i == 0 && sig.ref_qualifier == RefQualifier::None;
                 let lvalue_ref = !sig.rvalue_refs[i] && !this;
                 if lvalue_ref && !to_const && self.is_rvalue(a) {
                     return Err(format!(

@@ -712,15 +712,7 @@ impl Checker {
                 );
                 None
             }
-            (TemplateArg::Decltype(e), ParamKind::Type) => {
-                let typed = self.expr_nodecay(e)?;
-                Some(ArgValue::Type {
-                    ty: super::convert::strip_restrict(&typed.ty).0,
-                    is_const: false,
-                    is_volatile: false,
-                    spelling: ast::Spelling::Plain,
-                })
-            }
+            (TemplateArg::Decltype(e), ParamKind::Type) => self.decltype_arg(e),
             (TemplateArg::Template(key, span), _) => {
                 match templates::template_template_arg(&self.tmpl.templates.classes, key, p) {
                     Ok(v) => Some(v),
