@@ -686,6 +686,22 @@ pub enum MathFn {
     /// `erfcxf`, `erfcx`: the scaled complementary error function
     /// `e^(x²)·erfc(x)`.
     Erfcx,
+    /// `rhypot(x, y) = 1/sqrt(x² + y²)`.
+    Rhypot,
+    /// `norm3d(a, b, c)`, `norm4d(a, b, c, d)`: the Euclidean length
+    /// without overflow or underflow in between; `Rnorm3d`, `Rnorm4d` its
+    /// reciprocal.
+    Norm3d,
+    Rnorm3d,
+    Norm4d,
+    Rnorm4d,
+    /// `normcdfinvf`: the inverse of the standard normal distribution
+    /// function (`float` only: the `double` form is diagnosed).
+    Normcdfinv,
+    /// `cyl_bessel_i0f`, `cyl_bessel_i1f` (and the `double` forms): the
+    /// modified Bessel functions of the first kind of order 0 and 1.
+    BesselI0,
+    BesselI1,
 }
 
 /// A rounding direction of the conversion intrinsics (`__int2float_rz`).
@@ -897,6 +913,14 @@ pub enum Intrinsic {
     /// `modff(x, ip)`: `[F, F*]`; stores the integral part, returns the
     /// fractional part (both with the sign of `x`).
     Modf,
+    /// `remquof(x, y, q)`, `remquo`: `[F, F, int*]`; `remainder(x, y)`,
+    /// storing the low bits of the rounded quotient with its sign.
+    Remquo,
+    /// `normf(dim, p)`, `norm` (and `rnormf`, `rnorm` with `reciprocal`):
+    /// `[int, const F*]`, the Euclidean length of the `dim` elements.
+    NormArray {
+        reciprocal: bool,
+    },
     /// A tensor-core or async-copy built-in (`sema/tensor.rs`).
     Accel(midend::ir::AccelOp),
     /// A texture fetch or surface access (`sema/texture.rs`): `tex`,

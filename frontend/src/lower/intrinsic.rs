@@ -236,6 +236,20 @@ impl FunctionLowerer<'_, '_> {
                 self.b.addrspacecast(AddrSpace::Generic, s)
             }
             I::Math(f) => self.math(f, args, ty),
+            I::Remquo => {
+                let v: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+                self.remquo(v[0], v[1], v[2])
+            }
+            I::NormArray { reciprocal } => {
+                let dim = self.expr(&args[0]);
+                let p = self.expr(&args[1]);
+                let t = if *ty == CType::FLOAT {
+                    Type::F32
+                } else {
+                    Type::F64
+                };
+                self.norm_array(dim, p, t, reciprocal)
+            }
             I::MinMax { .. }
             | I::Abs
             | I::Reinterpret

@@ -28,6 +28,9 @@ const LN2: f64 = 0.693_147_182_464_599_6;
 const LOG10_2: f64 = std::f64::consts::LOG10_2;
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
+/// How many low bits of the quotient `remquo` stores (with its sign).
+const REMQUO_BITS: i64 = 3;
+
 /// `f32` constants as written above are rounded once, here.
 fn f32_value(x: f64) -> f64 {
     f64::from(x as f32)
@@ -58,6 +61,12 @@ impl FunctionLowerer<'_, '_> {
                 MathFn::Pow => return self.pow_f64(x, vals[1]),
                 MathFn::Erfc => return self.erfc_f64(x),
                 MathFn::Erfcx => return self.erfcx_f64(x),
+                MathFn::Rhypot | MathFn::Rnorm3d | MathFn::Rnorm4d => {
+                    return self.norm_f64(&vals, true)
+                }
+                MathFn::Norm3d | MathFn::Norm4d => return self.norm_f64(&vals, false),
+                MathFn::BesselI0 => return self.bessel_i_f64(x, false),
+                MathFn::BesselI1 => return self.bessel_i_f64(x, true),
                 _ => {}
             }
             if let Some(r) = self.math_f64_ext(f, &vals) {
@@ -117,6 +126,11 @@ impl FunctionLowerer<'_, '_> {
             MathFn::Cosh => self.cosh_f32(x),
             MathFn::Log10 => self.log10_f32(x),
             MathFn::Hypot => self.hypot_f32(x, vals[1]),
+            MathFn::Rhypot | MathFn::Rnorm3d | MathFn::Rnorm4d => self.norm_f32(&vals, true),
+            MathFn::Norm3d | MathFn::Norm4d => self.norm_f32(&vals, false),
+            MathFn::Normcdfinv => self.normcdfinv_f32(x),
+            MathFn::BesselI0 => self.bessel_i_f32(x, false),
+            MathFn::BesselI1 => self.bessel_i_f32(x, true),
             MathFn::Exp10 => self.exp10_f32(x),
             MathFn::Cbrt => self.cbrt_f32(x),
             MathFn::Rcbrt => self.rcbrt_f32(x),
@@ -394,6 +408,45 @@ impl FunctionLowerer<'_, '_> {
     /// The sign is the sign of `x`; `y = 0`, `x = ±inf` and NaN give NaN,
     /// and `y = ±inf` gives `x`.
     pub(crate) fn fmod(&mut self, x: Value, y: Value, remainder: bool) -> Value {
+        self.fmod_quotient(x, y, remainder, false).0
+    }
+
+    /// `remquo(x, y, q)`: `remainder(x, y)`, and stored through `q` the
+    /// low [`REMQUO_BITS`] bits of the rounded quotient `|x/y|`, negated
+    /// when `x/y` is negative; 0 where the remainder is NaN.
+    pub(crate) fn remquo(&mut self, x: Value, y: Value, q_ptr: Value) -> Value {
+        use midend::ir::IntCC;
+        let (r, q) = self.fmod_quotient(x, y, true, true);
+        let q = q.expect("asked for the quotient");
+        let mask = self.b.iconst(Type::I32, (1 << REMQUO_BITS) - 1);
+        let q = self.b.binary(Opcode::Band, q, mask);
+        let nq = self.b.unary(Opcode::Ineg, q);
+        let t = self.b.value_type(x);
+        let bt = if t == Type::F32 { Type::I32 } else { Type::I64 };
+        let xb = self.b.convert(Opcode::Bitcast, bt, x);
+        let yb = self.b.convert(Opcode::Bitcast, bt, y);
+        let signs = self.b.binary(Opcode::Bxor, xb, yb);
+        let zb = self.b.iconst(bt, 0);
+        let negative = self.b.icmp(IntCC::Slt, signs, zb);
+        let q = self.b.select(negative, nq, q);
+        let nan = self.b.fcmp(FloatCC::Uno, r, r);
+        let zero = self.b.iconst(Type::I32, 0);
+        let q = self.b.select(nan, zero, q);
+        self.b.store(q, q_ptr, midend::ir::MemFlags::default());
+        r
+    }
+
+    /// [`Self::fmod`], and with `quotient` also the integer quotient the
+    /// residue belongs to (`|x|/|y|` truncated, or rounded as `remainder`
+    /// rounds it), modulo 2^32: the loop then carries it as one more
+    /// value, `(q << step) + step's quotient`.
+    fn fmod_quotient(
+        &mut self,
+        x: Value,
+        y: Value,
+        remainder: bool,
+        quotient: bool,
+    ) -> (Value, Option<Value>) {
         use midend::ir::IntCC;
         let t = self.b.value_type(x);
         let (it, step_bits) = if t == Type::F32 {
@@ -432,10 +485,20 @@ impl FunctionLowerer<'_, '_> {
         let exit = self.b.create_block();
         let rf = self.b.append_block_param(exit, it);
         let qf = self.b.append_block_param(exit, it);
-        self.b.jump(header, vec![r0, d0, q0]);
+        let mut entry_args = vec![r0, d0, q0];
+        let mut exit_args = vec![r, q];
+        let total = quotient.then(|| {
+            let qa = self.b.append_block_param(header, Type::I32);
+            let qa_f = self.b.append_block_param(exit, Type::I32);
+            let q0 = self.low_word(q0);
+            entry_args.push(q0);
+            exit_args.push(qa);
+            (qa, qa_f)
+        });
+        self.b.jump(header, entry_args);
         self.b.switch_to_block(header);
         let more = self.b.icmp(IntCC::Sgt, dd, zero32);
-        self.b.brif(more, body, vec![], exit, vec![r, q]);
+        self.b.brif(more, body, vec![], exit, exit_args);
         self.b.seal_block(body);
         self.b.switch_to_block(body);
         let kmax = self.b.iconst(Type::I32, step_bits);
@@ -449,7 +512,13 @@ impl FunctionLowerer<'_, '_> {
         let qq = self.b.binary(Opcode::Udiv, shifted, mb);
         let rr = self.b.binary(Opcode::Urem, shifted, mb);
         let d_next = self.b.isub(dd, step);
-        self.b.jump(header, vec![rr, d_next, qq]);
+        let mut next = vec![rr, d_next, qq];
+        if let Some((qa, _)) = total {
+            let carried = self.b.binary(Opcode::Ishl, qa, step);
+            let low = self.low_word(qq);
+            next.push(self.b.iadd(carried, low));
+        }
+        self.b.jump(header, next);
         self.b.seal_block(header);
         self.b.seal_block(exit);
         self.b.switch_to_block(exit);
@@ -460,6 +529,10 @@ impl FunctionLowerer<'_, '_> {
         // |x| < |y| (and y = inf, x = 0): fmod(|x|, |y|) = |x|.
         let small = self.b.fcmp(FloatCC::Olt, a, bmag);
         let mag = self.b.select(small, a, fm);
+        let mut whole = total.map(|(_, qa)| {
+            let zero = self.b.iconst(Type::I32, 0);
+            self.b.select(small, zero, qa)
+        });
         let mag = if remainder {
             let q_low = self.b.binary(Opcode::Band, qf, one);
             let zero_it = self.b.iconst(it, 0);
@@ -472,6 +545,11 @@ impl FunctionLowerer<'_, '_> {
             let tie_up = self.b.binary(Opcode::Band, eq, odd);
             let down = self.b.binary(Opcode::Bor, gt, tie_up);
             let less = self.b.binary(Opcode::Fsub, mag, bmag);
+            whole = whole.map(|w| {
+                let one = self.b.iconst(Type::I32, 1);
+                let up = self.b.iadd(w, one);
+                self.b.select(down, up, w)
+            });
             self.b.select(down, less, mag)
         } else {
             mag
@@ -489,7 +567,16 @@ impl FunctionLowerer<'_, '_> {
         let bad = self.b.binary(Opcode::Bor, y_zero, x_inf);
         let bad = self.b.binary(Opcode::Bor, bad, uno);
         let nan = self.canonical_nan(t);
-        self.b.select(bad, nan, res)
+        (self.b.select(bad, nan, res), whole)
+    }
+
+    /// The low 32 bits of an `i32` or `i64` value.
+    fn low_word(&mut self, v: Value) -> Value {
+        if self.b.value_type(v) == Type::I32 {
+            v
+        } else {
+            self.b.convert(Opcode::Trunc, Type::I32, v)
+        }
     }
 
     /// PTX's canonical NaN (`0x7fffffff`, all ones for `f64`), made from

@@ -238,7 +238,7 @@ impl F64Math<'_, '_> {
 
     /// `x + y` rounded and its rounding error, exactly (Knuth's two-sum:
     /// no order of magnitudes needed).
-    fn exact_sum(&mut self, x: Value, y: Value) -> (Value, Value) {
+    pub(super) fn exact_sum(&mut self, x: Value, y: Value) -> (Value, Value) {
         let s = self.b.fadd(x, y);
         let yv = self.sub(s, x);
         let xv = self.sub(s, yv);

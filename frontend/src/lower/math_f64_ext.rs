@@ -106,7 +106,7 @@ impl F64Math<'_, '_> {
     }
 
     /// The magnitude of `v` with the sign of `s` (bits).
-    fn copysign(&mut self, v: Value, s: Value) -> Value {
+    pub(super) fn copysign(&mut self, v: Value, s: Value) -> Value {
         let vb = self.b.convert(Opcode::Bitcast, Type::I64, v);
         let sb = self.b.convert(Opcode::Bitcast, Type::I64, s);
         let m = self.l(i64::MAX);
@@ -464,15 +464,7 @@ impl F64Math<'_, '_> {
         let ay = self.b.unary(Opcode::Fabs, y);
         let m = self.b.binary(Opcode::Fmax, ax, ay);
         let n = self.b.binary(Opcode::Fmin, ax, ay);
-        let bits = self.b.convert(Opcode::Bitcast, Type::I64, m);
-        let k52 = self.l(52);
-        let field = self.b.binary(Opcode::Ushr, bits, k52);
-        let bias = self.l(1023);
-        let e = self.b.isub(field, bias);
-        let lo = self.l(-1000);
-        let hi = self.l(1000);
-        let e = self.b.binary(Opcode::Smax, e, lo);
-        let e = self.b.binary(Opcode::Smin, e, hi);
+        let e = self.clamped_exponent(m);
         let ne = self.b.unary(Opcode::Ineg, e);
         let down = self.pow2i(ne);
         let ms = self.b.fmul(m, down);

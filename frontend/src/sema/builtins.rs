@@ -198,6 +198,22 @@ fn math_fn(name: &str) -> Option<(MathFn, bool)> {
         "lgammaf" => (M::Lgamma, true),
         "lgamma" => (M::Lgamma, false),
         "erfcxf" => (M::Erfcx, true),
+        "rhypotf" => (M::Rhypot, true),
+        "rhypot" => (M::Rhypot, false),
+        "norm3df" => (M::Norm3d, true),
+        "norm3d" => (M::Norm3d, false),
+        "rnorm3df" => (M::Rnorm3d, true),
+        "rnorm3d" => (M::Rnorm3d, false),
+        "norm4df" => (M::Norm4d, true),
+        "norm4d" => (M::Norm4d, false),
+        "rnorm4df" => (M::Rnorm4d, true),
+        "rnorm4d" => (M::Rnorm4d, false),
+        "normcdfinvf" => (M::Normcdfinv, true),
+        "normcdfinv" => (M::Normcdfinv, false),
+        "cyl_bessel_i0f" => (M::BesselI0, true),
+        "cyl_bessel_i0" => (M::BesselI0, false),
+        "cyl_bessel_i1f" => (M::BesselI1, true),
+        "cyl_bessel_i1" => (M::BesselI1, false),
         "tgammaf" => (M::Tgamma, true),
         "tgamma" => (M::Tgamma, false),
         "erfcx" => (M::Erfcx, false),
@@ -258,10 +274,19 @@ fn arity(f: MathFn) -> usize {
         | MathFn::Fmod
         | MathFn::Remainder
         | MathFn::Atan2
-        | MathFn::Hypot => 2,
-        MathFn::Fma => 3,
+        | MathFn::Hypot
+        | MathFn::Rhypot => 2,
+        MathFn::Fma | MathFn::Norm3d | MathFn::Rnorm3d => 3,
+        MathFn::Norm4d | MathFn::Rnorm4d => 4,
         _ => 1,
     }
+}
+
+/// The names CUDA declares on `double` only, with no `float` overload
+/// (`math_functions.h`): `float` and integer arguments convert to
+/// `double`, and so does the result.
+fn double_only(name: &str) -> bool {
+    matches!(name, "rhypot" | "norm3d" | "rnorm3d" | "norm4d" | "rnorm4d")
 }
 
 /// Whether `name` is a built-in function of this module (for messages
@@ -988,8 +1013,9 @@ impl Checker {
         if name == "pow" && args[0].ty.is_float() && args[1].ty.promoted() == CType::INT {
             return Some(self.pow_int(args, span));
         }
+        let fixed = is_float || double_only(name);
         for a in &args {
-            let bad = if is_float {
+            let bad = if fixed {
                 !a.ty.is_arithmetic()
             } else {
                 // CUDA's device overloads of these names take `float` or
@@ -997,7 +1023,7 @@ impl Checker {
                 !a.ty.is_float()
             };
             if bad {
-                let want = if is_float {
+                let want = if fixed {
                     "an arithmetic type"
                 } else {
                     "`float` or `double` (nvcc rejects other types here)"
@@ -1013,9 +1039,9 @@ impl Checker {
         // C++'s overloads: `float` if every argument is `float`, `double` if
         // every one is `double`; only `pow` also mixes them (as `double`).
         let all = |t: CType| args.iter().all(|a| a.ty == t);
-        let ty = if is_float || all(CType::FLOAT) {
+        let ty = if is_float || (!fixed && all(CType::FLOAT)) {
             CType::FLOAT
-        } else if all(CType::DOUBLE) || f == MathFn::Pow {
+        } else if fixed || all(CType::DOUBLE) || f == MathFn::Pow {
             CType::DOUBLE
         } else {
             self.error(
@@ -1034,6 +1060,7 @@ impl Checker {
                     | MathFn::Erfcinv
                     | MathFn::Lgamma
                     | MathFn::Tgamma
+                    | MathFn::Normcdfinv
             )
         {
             self.error(

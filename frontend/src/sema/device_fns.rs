@@ -236,6 +236,21 @@ fn fixed(name: &str) -> Option<(Intrinsic, Vec<CType>, CType)> {
         "__rhadd" => (I::HalfAdd { round: true }, vec![i.clone(), i.clone()], i),
         "__uhadd" => (I::HalfAdd { round: false }, vec![u.clone(), u.clone()], u),
         "__urhadd" => (I::HalfAdd { round: true }, vec![u.clone(), u.clone()], u),
+        "remquof" => (I::Remquo, vec![f.clone(), f.clone(), CType::ptr_to(i)], f),
+        "normf" | "rnormf" => (
+            I::NormArray {
+                reciprocal: name == "rnormf",
+            },
+            vec![i, const_ptr_to(f.clone())],
+            f,
+        ),
+        "norm" | "rnorm" => (
+            I::NormArray {
+                reciprocal: name == "rnorm",
+            },
+            vec![i, const_ptr_to(d.clone())],
+            d,
+        ),
         _ => {
             let (left, clamp) = match name {
                 "__funnelshift_l" => (true, false),
@@ -393,9 +408,19 @@ fn sincos(name: &str) -> Option<(bool, bool, bool)> {
     })
 }
 
+/// `const T *`, the pointer parameter of `norm(dim, p)`.
+fn const_ptr_to(t: CType) -> CType {
+    CType::Pointer {
+        pointee: Box::new(t),
+        pointee_const: true,
+        pointee_volatile: false,
+        restrict: false,
+    }
+}
+
 /// Whether `name` is one of this module's functions.
 pub(super) fn is_device_fn(name: &str) -> bool {
-    matches!(name, "min" | "max" | "abs")
+    matches!(name, "min" | "max" | "abs" | "remquo")
         || fixed(name).is_some()
         || conversion(name).is_some()
         || rounding_to_long(name).is_some()
@@ -433,6 +458,9 @@ impl Checker {
                 .map(|(ty, args)| {
                     intrinsic(Intrinsic::MinMax { max: name == "max" }, args, ty, span)
                 });
+        }
+        if name == "remquo" {
+            return self.remquo(args, span);
         }
         if name == "abs" {
             return self
@@ -528,6 +556,24 @@ impl Checker {
         }
         let (op, is_float) = float_with_extra(name)?;
         self.float_with_extra(name, op, is_float, args, span)
+    }
+
+    /// `remquo(x, y, int *q)`: CUDA's overloads on `float` and `double`
+    /// (`math_functions.h`): the `float` one for two `float` operands,
+    /// else the `double` one (an operand that is not arithmetic fails
+    /// the conversion).
+    fn remquo(&mut self, args: Vec<Expr>, span: Span) -> Option<Expr> {
+        if !self.arg_count("remquo", &args, 3, 3, span) {
+            return None;
+        }
+        let ty = if args[0].ty == CType::FLOAT && args[1].ty == CType::FLOAT {
+            CType::FLOAT
+        } else {
+            CType::DOUBLE
+        };
+        let params = [ty.clone(), ty.clone(), CType::ptr_to(CType::INT)];
+        let args = self.convert_args("remquo", args, &params)?;
+        Some(intrinsic(Intrinsic::Remquo, args, ty, span))
     }
 
     /// The calls of [`is_adapted`]'s functions.
