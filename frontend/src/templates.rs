@@ -477,7 +477,8 @@ pub struct Request {
     pub frames: Vec<crate::host_uses::HostFrame>,
     /// With `frames`: the template arguments as written, read once the
     /// frames' parameters are known.
-    pub written: Vec<Vec<Token>>,    /// An explicit instantiation (`template __global__ void k<int>(int *);`),
+    pub written: Vec<Vec<Token>>,
+    /// An explicit instantiation (`template __global__ void k<int>(int *);`),
     /// which C++ allows once per instance; host code may use one often.
     pub explicit: bool,
 }

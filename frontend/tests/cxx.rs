@@ -818,7 +818,10 @@ fn class_template_members_are_instantiated_where_used() {
     let r = errors(&format!(
         "{lib}__global__ void k(float *o) {{ Box<float>::Inner i{{o[0]}}; o[1] = i.odd(); }}\n"
     ));
-    assert!(r.contains("in `Box<float>::Inner::odd`, instantiated here"), "{r}");
+    assert!(
+        r.contains("in `Box<float>::Inner::odd`, instantiated here"),
+        "{r}"
+    );
 }
 
 /// What C++ allows of declarations that nvcc compiles: defaults on a class
@@ -831,10 +834,12 @@ fn declarations_cxx_merges_or_refuses() {
         template <class V, int M, class W> struct Arr { V a[M]; W w; };\n\
         template <class T> __global__ void k(T *o) { Arr<T> x; x.a[3] = 1; x.w = 2; o[0] = x.a[3] + x.w + sizeof(x); }\n\
         template __global__ void k<float>(float *);\n");
-    ok("inline constexpr int M = 5;\ninline constexpr float H = 0.5f;\n\
+    ok(
+        "inline constexpr int M = 5;\ninline constexpr float H = 0.5f;\n\
         namespace cfg { inline constexpr unsigned W = 7u; }\n\
         static inline __device__ int counter = 3;\n\
-        __global__ void k(float *o) { counter += M; o[0] = M * H + cfg::W + counter; }\n");
+        __global__ void k(float *o) { counter += M; o[0] = M * H + cfg::W + counter; }\n",
+    );
     let r = errors(
         "template <class T> __global__ void k(T *o) { o[0] = 1; }\n\
         template __global__ void k<float>(float *);\n\
@@ -849,11 +854,16 @@ fn declarations_cxx_merges_or_refuses() {
     assert!(r.contains("test.cu:4:"), "{r}");
     assert!(r.contains("first explicitly instantiated here"), "{r}");
     assert_eq!(r.matches("error[").count(), 1, "{r}");
-    let r = errors("inline __device__ int counter = 3;\n__global__ void k(int *o) { o[0] = counter; }\n");
+    let r = errors(
+        "inline __device__ int counter = 3;\n__global__ void k(int *o) { o[0] = counter; }\n",
+    );
     assert!(r.contains("error[E0012]"), "{r}");
     assert!(r.contains("test.cu:1:23"), "{r}");
     let r = errors(
         "inline __forceinline__ __device__ int x = 3;\n__global__ void k(int *o) { o[0] = x; }\n",
     );
-    assert!(r.contains("`__forceinline__` applies only to functions"), "{r}");
+    assert!(
+        r.contains("`__forceinline__` applies only to functions"),
+        "{r}"
+    );
 }

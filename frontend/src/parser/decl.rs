@@ -178,7 +178,10 @@ impl DeclSpecs {
     /// `inline`, which a variable at namespace scope may have too (C++17):
     /// it gives way to any other in [`DeclSpecs::fn_only`].
     fn note_fn_only(&mut self, k: Keyword, at: Span) {
-        if self.fn_only.is_none_or(|(first, _)| first == Keyword::Inline) {
+        if self
+            .fn_only
+            .is_none_or(|(first, _)| first == Keyword::Inline)
+        {
             self.fn_only = Some((k, at));
         }
     }

@@ -281,7 +281,9 @@ impl Names {
         if self.decls[values].contains_key(alias) || self.aliases[values].contains_key(alias) {
             return;
         }
-        let target = self.aliases[values].get(target).map_or(target, String::as_str);
+        let target = self.aliases[values]
+            .get(target)
+            .map_or(target, String::as_str);
         if self.decls[values].contains_key(target) {
             let target = target.to_string();
             self.alias_key(Kind::Value, alias, &target);

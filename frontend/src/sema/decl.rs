@@ -640,7 +640,10 @@ impl Checker {
             let d = Diagnostic::error(
                 v.name_span,
                 Code::E0012,
-                format!("an `inline` module variable (`{}`) must be `static` without `-rdc=true`", v.name),
+                format!(
+                    "an `inline` module variable (`{}`) must be `static` without `-rdc=true`",
+                    v.name
+                ),
             );
             self.diags.push(d.with_note("nvcc compiles a whole program here, which it shares with no other module: drop `inline`, or make the variable `static inline`"));
             return;
