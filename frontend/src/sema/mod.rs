@@ -405,7 +405,6 @@ pub(crate) fn check_program(
         c.item = index;
         if let ast::Item::Function(f) = item {
             if c.declare_dormant(f, 0) {
-                // Checked at its first use, if any.
             } else if f.deduced_ret.is_some() {
                 // Declared once its body gives its return type (pass 2,
                 // before any use: C++ requires the definition first); a
