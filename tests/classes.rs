@@ -2038,3 +2038,42 @@ fn ref_qualified_members_are_chosen_and_named_as_nvcc_does() {
         assert_eq!(got, want, "thread {x}");
     }
 }
+
+/// A derived class names its bases' member types, nested classes and
+/// constants unqualified, through two levels, and its own member type
+/// hides its base's; `static_assert`s in a class (a template's too) name
+/// the class's own constants (`tests/fixtures/classes/inherited_names.cu`):
+/// kernelc's PTX and nvcc's on the emulator, the interpreter, and the
+/// expected values.
+#[test]
+fn derived_classes_name_their_bases_members_as_nvcc_does() {
+    let launch: (&str, &[&str]) = (
+        "_Z14inheritedNamesPKiPf",
+        &["i32[]:rand:64:7", "f32[]:zeros:256"],
+    );
+    let (_, ours, theirs) = fixture_runs("inherited_names.cu", launch);
+    let ins = words(&ours[0]);
+    let outs: Vec<f32> = ours[1]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (t, &raw) in ins.iter().enumerate() {
+        let x = raw & 0xffff;
+        // apply: taps 1..4 at x + t, halved; reach: width 3 * kTile plus
+        // stride[0] * kTwice.
+        let apply = (1..=4).map(|k| k * (x + k - 1)).sum::<i32>() as f32 * 0.5;
+        let reach = (3 * 4 + (x & 7) * 8) as f32;
+        let expected = [
+            apply + reach,
+            // sizeof: Narrow's own `short`, Grid's `int`, Grid's `Span`.
+            (2 * 100 + 4 + 8) as f32,
+            (x + 9) as f32 + x as f32 + (x as i16) as f32,
+            // sizeof(Packet) + sizeof(Chunk<float, 3>) + origin.
+            (16 + 12 + x) as f32,
+        ];
+        assert_eq!(outs[4 * t..4 * t + 4], expected, "thread {t}");
+    }
+    if let Some(theirs) = theirs {
+        assert_eq!(ours, theirs, "nvcc's PTX");
+    }
+}

@@ -358,7 +358,12 @@ struct S {
 };
 __device__ __noinline__ float S::out_of_class(float x) { return x * 5; }
 template <class T> __device__ __noinline__ T twice(T x) { return x + x; }
-template <class T> struct Box { T v; __device__ __noinline__ T get() const { return v; } };
+template <class T> struct Box {
+    T v;
+    __device__ __noinline__ T get() const { return v; }
+    // Never used, so never instantiated: no weak function in nvcc's PTX.
+    __device__ __noinline__ T unused() const { return v * 2; }
+};
 namespace { __device__ __noinline__ float hidden(float x) { return x / 2; } }
 static __device__ __noinline__ float file_static(float x) { return x * x; }
 template <class T> __global__ void fill(T *p) { p[threadIdx.x] = T(1); }
@@ -370,6 +375,41 @@ __global__ void k(float *p) {
         + twice(p[5]) + b.get() + hidden(p[6]) + file_static(p[8]);
 }
 ";
+
+/// C++17's inline variables at namespace scope, of each space and in a
+/// namespace, beside an `inline constexpr` constant.
+const INLINE_VARIABLES: &str = "\
+inline __device__ int counter = 3;
+inline __constant__ float scale = 2.0f;
+inline constexpr int kStep = 5;
+namespace cfg { inline __device__ float bias[2] = {1, 2}; }
+__global__ void k(float *o) { counter += kStep; o[0] = counter * scale + cfg::bias[1]; }
+";
+
+/// Under `-rdc=true` an inline variable is one object that every module
+/// defining it shares: weak, as nvcc makes it (without `-rdc` nvcc
+/// refuses it, as kernelc does: `frontend/tests/cxx.rs`).
+#[test]
+fn inline_variables_are_weak_under_rdc_as_nvccs() {
+    let dir = scratch("mangle-inline-variables");
+    let src = write(&dir, "inline_variables.cu", INLINE_VARIABLES);
+    let ptx = kernelc_ptx(&src, &["-rdc=true"]);
+    common::assert_ptxas_accepts(&ptx, "sm_90", "inline variables under -rdc=true");
+    let ours = declarations(&ptx);
+    for name in ["counter", "scale", "_ZN3cfg4biasE"] {
+        let weak = ours.iter().any(|d| d.linkage == ".weak" && d.name == name);
+        assert!(weak, "{name} is not weak: {ours:#?}");
+    }
+    let Some(nvcc) = common::nvcc_or_skip("inline variables against nvcc") else {
+        return;
+    };
+    let theirs = declarations(&nvcc_ptx(&nvcc, &src, &["-rdc=true"]));
+    assert!(
+        ours == theirs,
+        "names or linkage differ from nvcc's:\n{}",
+        differences(&ours, &theirs)
+    );
+}
 
 #[test]
 fn inline_functions_are_weak_under_rdc_as_nvccs() {

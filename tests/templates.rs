@@ -2280,3 +2280,43 @@ fn rvalue_reference_template_arguments_are_nvccs() {
         .collect();
     assert_eq!(func_names(&ptx), want);
 }
+
+/// Class templates as generic libraries write them
+/// (`tests/fixtures/templates/lazy_members.cu`): members valid for some
+/// arguments only (bit operations, a `static_assert` on the size, a call
+/// of an integer-only function template, in a nested class, defined
+/// outside the class) instantiated only where used (C++ [temp.inst]);
+/// defaults on a forward declaration; `inline constexpr` variables;
+/// partial specializations over lvalue references and a full one of
+/// `RefKind<Tag &>`: nvcc's entry, and values expected and nvcc's PTX's,
+/// on the emulator and the interpreter.
+#[test]
+fn class_template_members_are_instantiated_where_used() {
+    let dir = scratch("templates-lazy-members");
+    let src = fixture("lazy_members.cu");
+    let launch: (&str, &[&str]) = (
+        "_Z11lazyMembersPKiPi",
+        &["i32[]:rand:64:5", "i32[]:zeros:256"],
+    );
+    let runs = common::fixture_runs(&src, &dir, launch);
+    let ours = entries(&runs.ptx);
+    assert_eq!(ours, BTreeSet::from([launch.0.to_string()]));
+    let ins = common::words_i32(&runs.ours[0]);
+    let outs = common::words_i32(&runs.ours[1]);
+    for (t, &raw) in ins.iter().enumerate() {
+        let x = raw & 0xffff;
+        let parity = (x.count_ones() & 1) as i32;
+        let expected = [
+            x + (x & 1) + (x << 2) + (x & 0xff),
+            3 * x + x % 10 + 2 * x + x / 2,
+            parity + (x + 6) + (x as i16 as i32 + 4) + 5 * (x & 0x3f),
+            // RefKind of `int &`, `const int &`, `Tag &`: 1, 2, 7.
+            10 + 100 * 2 + 1000 * 7,
+        ];
+        assert_eq!(outs[4 * t..4 * t + 4], expected, "thread {t}");
+    }
+    if let Some((theirs_ptx, theirs)) = runs.theirs {
+        assert_eq!(entries(&theirs_ptx), ours, "nvcc's entries");
+        assert_eq!(runs.ours, theirs, "nvcc's PTX");
+    }
+}

@@ -78,6 +78,9 @@ pub struct Storage {
     pub managed: bool,
     pub is_extern: bool,
     pub is_static: bool,
+    /// `inline` at namespace scope (C++17's inline variable): one object
+    /// that every module defining it shares.
+    pub is_inline: bool,
     /// `__align__(N)`: the variable's least alignment (0 when not given).
     pub align: u64,
     /// `constexpr` was written (at this span): the initializer must be a

@@ -479,6 +479,9 @@ pub struct Request {
     /// With `frames`: the template arguments as written, read once the
     /// frames' parameters are known.
     pub written: Vec<Vec<Token>>,
+    /// An explicit instantiation (`template __global__ void k<int>(int *);`),
+    /// which C++ allows once per instance; host code may use one often.
+    pub explicit: bool,
 }
 
 /// An argument of a launch in host code (`crate::host_args`).

@@ -812,3 +812,93 @@ fn deduced_return_types_that_disagree_are_errors() {
         "a function with a trailing return type must be declared `auto`",
     );
 }
+
+/// A class template's member functions are instantiated where they are
+/// used (C++ [temp.inst]): an unused member's body is never checked, so an
+/// error there is none, and a used one is checked once however often it is
+/// called, its errors labelled with its first use.
+#[test]
+fn class_template_members_are_instantiated_where_used() {
+    let lib = "template <class T> struct Box {\n  T v;\n  __device__ T half() const { return v / 2; }\n  __device__ T bits() const { return v & 1; }\n  static __device__ T low(T x) { static_assert(sizeof(T) == 4, \"32-bit\"); return x & 0xff; }\n  struct Inner { T n; __device__ T odd() const { return n % 2; } };\n};\n";
+    let p = ok(&format!(
+        "{lib}__global__ void k(float *o, int *q) {{ Box<float> b{{o[0]}}; Box<int> n{{q[0]}};\n  o[1] = b.half() + b.half(); q[1] = n.bits() + n.bits() + Box<int>::low(q[2]); }}\n"
+    ));
+    let names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    for (member, count) in [
+        ("Box<float>::half", 1),
+        ("Box<int>::bits", 1),
+        ("Box<int>::low", 1),
+        ("Box<float>::bits", 0),
+        ("Box<int>::half", 0),
+        ("Box<float>::Inner::odd", 0),
+    ] {
+        let made = names.iter().filter(|&&n| n == member).count();
+        assert_eq!(made, count, "{member} in {names:?}");
+    }
+    // Used, the member's errors are errors, labelled with the use.
+    let r = errors(&format!(
+        "{lib}__global__ void k(float *o) {{ Box<float> b{{o[0]}};\n  o[1] = b.half() + b.bits(); }}\n"
+    ));
+    assert!(r.contains("error[E0004]"), "{r}");
+    assert!(r.contains("test.cu:4:38"), "{r}");
+    assert!(
+        r.contains("in `Box<float>::bits`, instantiated here"),
+        "{r}"
+    );
+    assert!(r.contains("9 │"), "the label points at the call: {r}");
+    let r = errors(&format!(
+        "{lib}__global__ void k(double *o) {{ o[0] = Box<double>::low(o[1]); }}\n"
+    ));
+    assert!(r.contains("static assertion failed: 32-bit"), "{r}");
+    let r = errors(&format!(
+        "{lib}__global__ void k(float *o) {{ Box<float>::Inner i{{o[0]}}; o[1] = i.odd(); }}\n"
+    ));
+    assert!(
+        r.contains("in `Box<float>::Inner::odd`, instantiated here"),
+        "{r}"
+    );
+}
+
+/// What C++ allows of declarations that nvcc compiles: defaults on a class
+/// template's forward declaration, `inline` variables at namespace scope;
+/// and what it refuses: one explicit instantiation twice, an `inline`
+/// module variable in a whole program (nvcc's rule), each located.
+#[test]
+fn declarations_cxx_merges_or_refuses() {
+    ok("template <class T, int N = 4, class U = T> struct Arr;\n\
+        template <class V, int M, class W> struct Arr { V a[M]; W w; };\n\
+        template <class T> __global__ void k(T *o) { Arr<T> x; x.a[3] = 1; x.w = 2; o[0] = x.a[3] + x.w + sizeof(x); }\n\
+        template __global__ void k<float>(float *);\n");
+    ok(
+        "inline constexpr int M = 5;\ninline constexpr float H = 0.5f;\n\
+        namespace cfg { inline constexpr unsigned W = 7u; }\n\
+        static inline __device__ int counter = 3;\n\
+        __global__ void k(float *o) { counter += M; o[0] = M * H + cfg::W + counter; }\n",
+    );
+    let r = errors(
+        "template <class T> __global__ void k(T *o) { o[0] = 1; }\n\
+        template __global__ void k<float>(float *);\n\
+        template __global__ void k<int>(int *);\n\
+        template __global__ void k<float>(float *);\n",
+    );
+    assert!(r.contains("error[E0006]"), "{r}");
+    assert!(
+        r.contains("`k<float>` is explicitly instantiated more than once"),
+        "{r}"
+    );
+    assert!(r.contains("test.cu:4:"), "{r}");
+    assert!(r.contains("first explicitly instantiated here"), "{r}");
+    assert_eq!(r.matches("error[").count(), 1, "{r}");
+    let r = errors(
+        "inline __device__ int counter = 3;\n__global__ void k(int *o) { o[0] = counter; }\n",
+    );
+    assert!(r.contains("error[E0012]"), "{r}");
+    assert!(r.contains("test.cu:1:23"), "{r}");
+    let r = errors(
+        "inline __forceinline__ __device__ int x = 3;\n__global__ void k(int *o) { o[0] = x; }\n",
+    );
+    assert!(
+        r.contains("`__forceinline__` applies only to functions"),
+        "{r}"
+    );
+}

@@ -252,6 +252,27 @@ impl Parser<'_> {
         }
     }
 
+    /// Makes the names of the constants class `key` inherits from `bases`
+    /// ([`Parser::inherit_constants`]) its own too, once its own members
+    /// are declared, which hide them: `kTile` in a static member's
+    /// initializer or a member function of `struct Wide : Grid` is
+    /// `Grid::kTile`.
+    pub(super) fn inherit_constant_names(&mut self, key: &str, bases: &[String]) {
+        let mut inherited = Vec::new();
+        for base in bases {
+            let prefix = format!("{base}::");
+            for k in self.constants.keys() {
+                let member = k.strip_prefix(&prefix);
+                if let Some(member) = member.filter(|m| super::names::split_key(m).len() == 1) {
+                    inherited.push((super::names::join(key, member), k.clone()));
+                }
+            }
+        }
+        for (alias, target) in inherited {
+            self.names.inherit_value(&alias, &target);
+        }
+    }
+
     /// After a class instance's parse by `sub` (its definition `tokens`,
     /// the parameters' `bindings`, namespace `scope`): shares its member
     /// function names, and keeps its member functions if `sub` kept them.

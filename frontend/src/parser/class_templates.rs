@@ -162,7 +162,7 @@ impl Parser<'_> {
         } else {
             scope.split("::").map(str::to_string).collect()
         };
-        let template = FunctionTemplate {
+        let mut template = FunctionTemplate {
             name: key.clone(),
             scope,
             params,
@@ -180,9 +180,15 @@ impl Parser<'_> {
                     let msg = format!("redefinition of class template `{}`", name_tok.text);
                     return self.error(name_tok.span, Code::E0006, msg);
                 }
+                take_defaults(&mut template.params, &classes.templates[i].params);
                 classes.templates[i] = template;
             }
-            Some(_) => {}
+            Some(&i) => {
+                let earlier = &mut classes.templates[i];
+                let mut params = std::mem::take(&mut earlier.params);
+                take_defaults(&mut params, &template.params);
+                earlier.params = params;
+            }
             None => {
                 classes.by_name.insert(key, classes.templates.len());
                 classes.templates.push(template);
@@ -1243,6 +1249,32 @@ impl Parser<'_> {
 
 /// The type pack parameter a pattern's placeholder expands, when it is
 /// the placeholder of `Ts...` (`Parser::pack_expansion`).
+/// Gives `params`, a class template's parameters as one declaration
+/// writes them, the default arguments another declaration of it gives
+/// (`other`): C++ merges them across declarations ([temp.param]), so
+/// `template <class T, int N = 4> struct Arr;` gives the definition
+/// `template <class T, int N> struct Arr { ... };` its default. A default
+/// names the parameters as its declaration does, renamed to `params`'.
+fn take_defaults(params: &mut [TemplateParam], other: &[TemplateParam]) {
+    let renamed: Vec<(String, String)> = other
+        .iter()
+        .zip(params.iter())
+        .map(|(o, p)| (o.name.clone(), p.name.clone()))
+        .collect();
+    for (p, o) in params.iter_mut().zip(other) {
+        let (None, Some(tokens)) = (&p.default, &o.default) else {
+            continue;
+        };
+        let mut tokens = tokens.clone();
+        for t in tokens.iter_mut().filter(|t| t.kind == TokenKind::Ident) {
+            if let Some((_, to)) = renamed.iter().find(|(from, _)| **from == *t.text) {
+                t.text = to.as_str().into();
+            }
+        }
+        p.default = Some(tokens);
+    }
+}
+
 fn expanded_type_param(ty: &CType) -> Option<usize> {
     let i = crate::types::template_param_index(ty)?;
     ty.struct_def()?.name.ends_with("...").then_some(i)

@@ -75,8 +75,19 @@ pub(super) struct Deferred {
     start: usize,
     /// The token after it.
     end: usize,
-    /// A static data member (not a function).
-    is_var: bool,
+    kind: DeferredKind,
+}
+
+/// What a [`Deferred`] member is, in the order they are read.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum DeferredKind {
+    /// A static data member: the others may name it (C++'s complete-class
+    /// context), and sema checks items in order.
+    StaticData,
+    /// A `static_assert`, which may name the class's static members
+    /// (`static_assert(size == 4)`).
+    Assertion,
+    Function,
 }
 
 /// The members a class body defers, and the names they declare.
@@ -218,9 +229,17 @@ impl Parser<'_> {
         }
         if self.is_kw(Keyword::StaticAssert) {
             // Checked with the class's other items (an instance's with its
-            // arguments bound).
-            let assertion = self.static_assert()?;
-            self.pending_items.push(Item::StaticAssert(assertion));
+            // arguments bound), once the class is complete; a local
+            // class's at once, as it has no static members.
+            if class_key.is_none() {
+                let assertion = self.static_assert()?;
+                self.pending_items.push(Item::StaticAssert(assertion));
+                return Ok(true);
+            }
+            let (start, end) = (self.pos, self.item_end(self.pos));
+            let kind = DeferredKind::Assertion;
+            members.deferred.push(Deferred { start, end, kind });
+            self.pos = end;
             return Ok(true);
         }
         let start = self.pos;
@@ -243,7 +262,7 @@ impl Parser<'_> {
                     members.deferred.push(Deferred {
                         start,
                         end,
-                        is_var: true,
+                        kind: DeferredKind::StaticData,
                     });
                 }
                 // A non-constant static data member is a host variable
@@ -318,7 +337,7 @@ impl Parser<'_> {
                 members.deferred.push(Deferred {
                     start,
                     end,
-                    is_var: false,
+                    kind: DeferredKind::Function,
                 });
                 Ok(true)
             }
@@ -612,6 +631,7 @@ impl Parser<'_> {
                 .constants
                 .get(n)
                 .copied()
+                .or_else(|| self.enclosing_constant(n))
                 .or_else(|| self.constant(n))
         };
         let Some(v) = super::structs::const_dim(&e, &known) else {
@@ -741,23 +761,24 @@ impl Parser<'_> {
         // one declared below it (C++'s complete-class context), and sema
         // checks items in order.
         let mut deferred = members.deferred;
-        deferred.sort_by_key(|d| !d.is_var);
+        deferred.sort_by_key(|d| d.kind);
         for d in deferred {
             self.pos = d.start;
             let outer = self.names.enter_scope(&path);
-            let parsed = if d.is_var {
+            let parsed = match d.kind {
                 // Only constants of arithmetic type can be device data
                 // without a definition outside the class; the others
                 // (`static constexpr const char *name`) are host data.
-                self.external_decl(false).map(|items| {
+                DeferredKind::StaticData => self.external_decl(false).map(|items| {
                     items
                         .into_iter()
                         .filter(|i| matches!(i, Item::Var(v) if v.ty.ty.is_arithmetic() && v.dims.is_empty()))
                         .collect::<Vec<Item>>()
-                })
-            } else {
-                self.member_function(class, &ctx)
-                    .map(|f| f.map(Item::Function).into_iter().collect())
+                }),
+                DeferredKind::Assertion => self.static_assert().map(|a| vec![Item::StaticAssert(a)]),
+                DeferredKind::Function => self
+                    .member_function(class, &ctx)
+                    .map(|f| f.map(Item::Function).into_iter().collect()),
             };
             self.names.leave_scope(outer);
             if let Ok(items) = parsed {

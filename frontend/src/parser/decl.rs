@@ -177,6 +177,18 @@ pub(super) struct DeclSpecs {
 }
 
 impl DeclSpecs {
+    /// Notes the specifier `k`, which only a function may have but for
+    /// `inline`, which a variable at namespace scope may have too (C++17):
+    /// it gives way to any other in [`DeclSpecs::fn_only`].
+    fn note_fn_only(&mut self, k: Keyword, at: Span) {
+        if self
+            .fn_only
+            .is_none_or(|(first, _)| first == Keyword::Inline)
+        {
+            self.fn_only = Some((k, at));
+        }
+    }
+
     /// The first storage, function or typedef specifier, if any was written.
     pub(super) fn first_non_type(&self) -> Option<Span> {
         let s = &self.storage;
@@ -407,7 +419,7 @@ impl Parser<'_> {
                         | Keyword::NoInline
                         | Keyword::Global
                         | Keyword::Host => {
-                            ds.fn_only.get_or_insert((k, tok.span));
+                            ds.note_fn_only(k, tok.span);
                             match k {
                                 Keyword::Inline => ds.fns.inline = true,
                                 Keyword::ForceInline => ds.fns.forceinline = true,
@@ -419,14 +431,14 @@ impl Parser<'_> {
                         Keyword::LaunchBounds => {
                             self.bump();
                             ds.launch_bounds = Some(self.launch_bounds(tok.span)?);
-                            ds.fn_only.get_or_insert((k, tok.span));
+                            ds.note_fn_only(k, tok.span);
                             ts.any = true;
                             continue;
                         }
                         Keyword::ClusterDims => {
                             self.bump();
                             ds.cluster_dims = Some(self.cluster_dims(tok.span)?);
-                            ds.fn_only.get_or_insert((k, tok.span));
+                            ds.note_fn_only(k, tok.span);
                             ts.any = true;
                             continue;
                         }
@@ -1329,14 +1341,19 @@ impl Parser<'_> {
         }
         if !is_function {
             self.pos = save;
-            if let Some((k, sp)) = ds.fn_only {
-                return self.error(
-                    sp,
-                    Code::E0012,
-                    format!("`{}` applies only to functions", k.as_str()),
-                );
+            let mut storage = ds.storage;
+            match ds.fn_only {
+                Some((Keyword::Inline, _)) => storage.is_inline = true,
+                Some((k, sp)) => {
+                    return self.error(
+                        sp,
+                        Code::E0012,
+                        format!("`{}` applies only to functions", k.as_str()),
+                    );
+                }
+                None => {}
             }
-            let vars = self.var_declarators(base, ds.storage, false, None, None)?;
+            let vars = self.var_declarators(base, storage, false, None, None)?;
             for v in &vars {
                 self.scoped.declare_variable(v);
                 self.record_constant(v);

@@ -243,6 +243,54 @@ impl Names {
         if !self.decls[kind.index()].contains_key(key) {
             Arc::make_mut(&mut self.decls)[kind.index()].insert(key.to_string(), span);
         }
+        // A class's own member type hides the one it inherits
+        // ([`Names::inherit_types`]).
+        if kind == Kind::Type && self.aliases[kind.index()].contains_key(key) {
+            Arc::make_mut(&mut self.aliases)[kind.index()].remove(key);
+        }
+    }
+
+    /// Makes the member types of the classes keyed `bases` (declared in
+    /// them, or inherited by them in turn) members of the class keyed
+    /// `class` too, as C++'s lookup in a class goes on into its bases:
+    /// `idx_t` in `struct Der : Base` is `Base::idx_t`.
+    pub(crate) fn inherit_types(&mut self, class: &str, bases: &[String]) {
+        let mut inherited = Vec::new();
+        for base in bases {
+            let prefix = format!("{base}::");
+            let declared = self.decls[Kind::Type.index()].keys().map(|k| (k, k));
+            let aliased = self.aliases[Kind::Type.index()].iter();
+            for (key, target) in declared.chain(aliased) {
+                let Some(member) = key.strip_prefix(&prefix) else {
+                    continue;
+                };
+                if split_key(member).len() == 1 {
+                    inherited.push((join(class, member), target.clone()));
+                }
+            }
+        }
+        for (key, target) in inherited {
+            if !self.decls[Kind::Type.index()].contains_key(&key) {
+                self.alias_key(Kind::Type, &key, &target);
+            }
+        }
+    }
+
+    /// Makes the key `alias` (`Wide::kTile`) name the value `target`
+    /// (`Grid::kTile`, or what it names in turn) names: a static member
+    /// a class inherits, unless the class declares its own.
+    pub(crate) fn inherit_value(&mut self, alias: &str, target: &str) {
+        let values = Kind::Value.index();
+        if self.decls[values].contains_key(alias) || self.aliases[values].contains_key(alias) {
+            return;
+        }
+        let target = self.aliases[values]
+            .get(target)
+            .map_or(target, String::as_str);
+        if self.decls[values].contains_key(target) {
+            let target = target.to_string();
+            self.alias_key(Kind::Value, alias, &target);
+        }
     }
 
     /// Declares `name` in the current scope as another name of `target`.

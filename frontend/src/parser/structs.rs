@@ -159,6 +159,12 @@ impl Parser<'_> {
         let class_key = key.as_deref().filter(|_| !in_function);
         // The body is read in the class's scope: a nested type is the
         // class's (`Box<int, 64>::Storage`).
+        let base_keys: Vec<String> = bases.iter().map(|b| b.name.clone()).collect();
+        if let Some(k) = class_key {
+            // The bases' members are the class's from its `{` on.
+            self.names.inherit_types(k, &base_keys);
+            self.inherit_constants(k, &base_keys);
+        }
         let outer = class_key.map(|k| self.names.enter_scope(&super::names::key_path(k)));
         let outer_refs = std::mem::take(&mut self.reference_members);
         let members = self.struct_members(class_key, &mut class);
@@ -176,7 +182,6 @@ impl Parser<'_> {
             Some(k) => (k.clone(), true),
             None => (String::new(), false),
         };
-        let base_keys: Vec<String> = bases.iter().map(|b| b.name.clone()).collect();
         let shape = crate::bases::ClassShape {
             bases,
             pod: !class.non_pod,
@@ -206,6 +211,7 @@ impl Parser<'_> {
             let key = self.declare_type(&t.text, t.span);
             Arc::make_mut(&mut self.structs).insert(key.clone(), def.clone());
             self.inherit_constants(&key, &base_keys);
+            self.inherit_constant_names(&key, &base_keys);
             if in_function {
                 self.local_structs.push((key, hidden));
             }

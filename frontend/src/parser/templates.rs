@@ -439,7 +439,7 @@ impl Parser<'_> {
 
     /// The index just past the item starting at `start` (its `;`, or the
     /// `}` closing its body), without moving.
-    fn item_end(&mut self, start: usize) -> usize {
+    pub(super) fn item_end(&mut self, start: usize) -> usize {
         let here = self.pos;
         self.skip_item_from(start);
         let end = self.pos;
@@ -572,6 +572,7 @@ impl Parser<'_> {
             call: Vec::new(),
             frames: Vec::new(),
             written: Vec::new(),
+            explicit: true,
         });
         self.pos = end;
         Ok(())
@@ -957,6 +958,7 @@ impl Parser<'_> {
             call,
             frames,
             written,
+            explicit: false,
         });
     }
 

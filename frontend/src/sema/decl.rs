@@ -636,8 +636,20 @@ impl Checker {
             );
             return;
         }
-        let name = crate::mangle::variable(&v.name, v.storage.is_static);
-        self.module_var(v, name, v.storage.is_static, false);
+        if st.is_inline && !st.is_static && !self.opts.relocatable {
+            let d = Diagnostic::error(
+                v.name_span,
+                Code::E0012,
+                format!(
+                    "an `inline` module variable (`{}`) must be `static` without `-rdc=true`",
+                    v.name
+                ),
+            );
+            self.diags.push(d.with_note("nvcc compiles a whole program here, which it shares with no other module: drop `inline`, or make the variable `static inline`"));
+            return;
+        }
+        let name = crate::mangle::variable(&v.name, st.is_static);
+        self.module_var(v, name, st.is_static, st.is_inline);
     }
 
     /// A `__shared__` variable declared inside a function: static storage,

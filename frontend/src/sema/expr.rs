@@ -1780,8 +1780,8 @@ impl Checker {
             return None;
         }
         let out = self.convert_arguments(name, sig_idx, typed_args, &params)?;
+        let func_id = self.definition(sig_idx, span);
         self.check_constexpr_instance_now(name);
-        let func_id = self.sigs[sig_idx].def.map(|d| d.0);
         let call = mk(
             ExprKind::Call {
                 // Never-defined callees are reported after all bodies are checked.

@@ -71,7 +71,7 @@ impl Checker {
             ret: sig.ret.clone(),
             params: sig.params.clone(),
         })));
-        let callee = sig.def.map_or(FuncId(u32::MAX), |d| d.0);
+        let callee = self.definition(idx, span).unwrap_or(FuncId(u32::MAX));
         if self.sigs[idx].first_call.is_none() {
             // A function used but never defined is reported as a call is.
             self.sigs[idx].first_call = Some(span);

@@ -404,10 +404,12 @@ pub(crate) fn check_program(
     // their name and span.
     let mut defs: FxHashMap<usize, String> = FxHashMap::default();
     let mut deduced = FxHashMap::default();
+    c.tmpl.templates = tu.templates.clone();
     for (index, item) in tu.items.iter().enumerate() {
         c.item = index;
         if let ast::Item::Function(f) = item {
-            if f.deduced_ret.is_some() {
+            if c.declare_dormant(f, 0) {
+            } else if f.deduced_ret.is_some() {
                 // Declared once its body gives its return type (pass 2,
                 // before any use: C++ requires the definition first); a
                 // prototype (a class's member's) waits for it.
@@ -421,7 +423,6 @@ pub(crate) fn check_program(
             }
         }
     }
-    c.tmpl.templates = tu.templates.clone();
     c.tmpl.next_def = defs.len();
     // Class instances that host code's template uses made.
     c.class_instance_items(1);

@@ -20,6 +20,7 @@ use crate::ast;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::templates::{self, ArgValue, ParamKind, TemplateArg, Templates};
+use crate::typed::FuncId;
 use crate::types::{template_param_index, CType, StructDef};
 
 /// How deep instantiations may nest (clang's default is 1024; nvcc's
@@ -76,6 +77,15 @@ pub(super) struct Instances {
     /// The explicit specializations declared so far, by their index in
     /// `Templates::specializations` (`Checker::specializations`).
     specialized: rustc_hash::FxHashSet<usize>,
+    /// The member functions of class template instances not used yet, by
+    /// their signature, with the instantiation depth of what made their
+    /// class: C++ instantiates a member's definition only where it is
+    /// used ([temp.inst]), so an unused one is never checked and an error
+    /// in its body is none (`Checker::definition`).
+    dormant: FxHashMap<usize, (Box<ast::FunctionDecl>, usize)>,
+    /// The explicit instantiations made, by template and arguments, and
+    /// where each was written: a second is an error, as in C++.
+    explicit: FxHashMap<(usize, Vec<ArgValue>), Span>,
 }
 
 impl Checker {
@@ -401,6 +411,7 @@ impl Checker {
                 .and_then(|args| self.header_fits(index, args, candidates.len()));
             match deduced {
                 Ok(args) if self.host_only_argument(&r.name, &args, r.span) => return,
+                Ok(args) if r.explicit && self.instantiated_before(index, &args, r.span) => return,
                 Ok(args) => {
                     self.instance(index, args, r.span);
                     return;
@@ -429,6 +440,29 @@ impl Checker {
         } else if arg_types.iter().any(Option::is_none) {
             self.unfollowed(r);
         }
+    }
+
+    /// Whether the explicit instantiation at `span` of template `index`
+    /// with `args` repeats an earlier one: E0006 then, as nvcc's
+    /// "explicitly instantiated more than once" (C++ [temp.spec]).
+    fn instantiated_before(&mut self, index: usize, args: &[ArgValue], span: Span) -> bool {
+        let first = *self
+            .tmpl
+            .explicit
+            .entry((index, args.to_vec()))
+            .or_insert(span);
+        if first == span {
+            return false;
+        }
+        let name = &self.tmpl.templates.functions[index].name;
+        let msg = format!(
+            "`{}` is explicitly instantiated more than once",
+            templates::instance_name(name, args)
+        );
+        let d = Diagnostic::error(span, Code::E0006, msg);
+        self.diags
+            .push(d.with_label(first, "first explicitly instantiated here"));
+        true
     }
 
     /// W0010 at `r`: a kernel instance that host code asks for through
@@ -1064,6 +1098,7 @@ impl Checker {
                         self.declare_deduced_instance(f, depth);
                     }
                 }
+                ast::Item::Function(f) if self.declare_dormant(&f, depth) => {}
                 ast::Item::Function(mut f) => {
                     let def = self.tmpl.next_def;
                     let Some(sig) = self.declare_function(&f, def) else {
@@ -1084,6 +1119,55 @@ impl Checker {
         }
         self.item = item;
         self.func.scopes = scopes;
+    }
+
+    /// Declares `f` without its definition when it is a member function
+    /// of a class template's implicit instance (`Instances::dormant`);
+    /// whether it was one. A member whose return type its body gives is
+    /// checked where it is declared, since its callers need that type.
+    pub(super) fn declare_dormant(&mut self, f: &ast::FunctionDecl, depth: usize) -> bool {
+        if f.body.is_none() || f.deduced_ret.is_some() || !self.instantiated_on_use(&f.name) {
+            return false;
+        }
+        let mut decl = f.clone();
+        let body = decl.body.take();
+        let Some(sig) = self.declare_function(&decl, 0) else {
+            return true;
+        };
+        decl.body = body;
+        decl.name = self.key_of(&decl.name, sig);
+        self.tmpl.dormant.insert(sig, (Box::new(decl), depth));
+        true
+    }
+
+    /// Whether function `name` is a member of a class template's implicit
+    /// instance (or of a class nested in one), whose definition C++
+    /// instantiates where it is used; a member of an explicit
+    /// specialization is an ordinary function's.
+    fn instantiated_on_use(&self, name: &str) -> bool {
+        let Some((_, instance, _)) = self.instance_class_of(name) else {
+            return false;
+        };
+        let classes = &self.tmpl.templates.classes;
+        !classes
+            .specializations
+            .iter()
+            .any(|s| s.name == instance.template && s.args == instance.args)
+    }
+
+    /// The definition of the function of signature `sig`, used at
+    /// `used_at`: a dormant member's is instantiated now (its body queued,
+    /// errors in it labelled with this first use). `None` for a function
+    /// never defined.
+    pub(super) fn definition(&mut self, sig: usize, used_at: Span) -> Option<FuncId> {
+        if let Some((decl, depth)) = self.tmpl.dormant.remove(&sig) {
+            let id = FuncId(self.tmpl.next_def as u32);
+            self.tmpl.next_def += 1;
+            self.sigs[sig].def = Some((id, decl.name_span));
+            self.tmpl.origin.entry(decl.name.clone()).or_insert(used_at);
+            self.tmpl.pending.push_back(Pending::Body(decl, depth));
+        }
+        self.sigs[sig].def.map(|d| d.0)
     }
 
     /// The struct of the class template instance keyed `key`, if one is.
