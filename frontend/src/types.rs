@@ -697,8 +697,8 @@ pub enum CType {
 }
 
 /// The type of a function that a function pointer points to: its result
-/// and parameter types (a reference parameter is not allowed, an array one
-/// has decayed).
+/// and parameter types (a reference parameter a [`CType::Ref`], an array
+/// one decayed).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnType {
     pub ret: CType,
@@ -810,6 +810,26 @@ impl CType {
         match self.pointee() {
             Some(CType::Function(f)) => Some(f),
             _ => None,
+        }
+    }
+
+    /// The type a parameter of this type is passed as: a reference
+    /// ([`CType::Ref`], in a function pointer's type) as the pointer to
+    /// its referent, anything else as itself.
+    pub fn passed_as(&self) -> CType {
+        match self {
+            CType::Ref {
+                referent,
+                referent_const,
+                referent_volatile,
+                ..
+            } => CType::Pointer {
+                pointee: referent.clone(),
+                pointee_const: *referent_const,
+                pointee_volatile: *referent_volatile,
+                restrict: false,
+            },
+            other => other.clone(),
         }
     }
 
