@@ -184,7 +184,7 @@ fn anonymous_union_and_struct_members_are_the_classs_own() {
         &["f32[]:rand:128:3", "f32[]:zeros:256", "i32[]:zeros:4"],
     );
     let ours = run(&dir.join("kernelc.ptx"), kernel, &dir.join("ours"));
-    let sizes: Vec<i32> = ours[2]
+    let sizes: Vec<i32> = ours[1]
         .chunks(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
