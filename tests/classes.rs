@@ -161,6 +161,44 @@ fn unions_compute_what_nvcc_computes() {
     assert_eq!(ours, run(&theirs_ptx, UNIONS, &dir.join("theirs")));
 }
 
+/// Anonymous unions and structs among a class's members (GGML's
+/// `block_q4_1`: `union { struct { half d, m; }; half2 dm; };`): their
+/// members are named as the class's own, at nvcc's offsets, and compute
+/// what nvcc's PTX computes.
+#[test]
+fn anonymous_union_and_struct_members_are_the_classs_own() {
+    let dir = scratch("anonymous-members");
+    let fixture = common::root().join("tests/fixtures/classes/anonymous_members.cu");
+    // cuda_fp16.h includes CCCL's <nv/target>.
+    let cccl =
+        common::cuda_headers_or_skip().map(|h| vec![format!("-I{}", h.join("cccl").display())]);
+    let theirs_ptx = match cccl {
+        Some(flags) => common::fixture_ptx_and_nvcc_with(&fixture, &dir, &flags).1,
+        None => {
+            common::fixture_ptx(&fixture, &dir);
+            None
+        }
+    };
+    let kernel: (&str, &[&str]) = (
+        "_Z1kPKfPfPi",
+        &["f32[]:rand:128:3", "f32[]:zeros:256", "i32[]:zeros:4"],
+    );
+    let ours = run(&dir.join("kernelc.ptx"), kernel, &dir.join("ours"));
+    let sizes: Vec<i32> = ours[1]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        sizes,
+        [20, 16, 16, 8],
+        "sizeof BlockQ41, Vec3, Outer; alignof Outer"
+    );
+    let Some(theirs_ptx) = theirs_ptx else {
+        return;
+    };
+    assert_eq!(ours, run(&theirs_ptx, kernel, &dir.join("theirs")));
+}
+
 /// Static member functions of class template instances called as
 /// statements (`Store<N, T>::put(out, v);` in a function template, a
 /// partial and an explicit specialization, `Twice<Box<double>>::add`)

@@ -140,6 +140,63 @@ fn function_pointer_parameters_and_template_arguments_get_nvccs_names() {
     }
 }
 
+/// Function pointer types with reference parameters (llama.cpp's
+/// `dequantize_kernel_t`): static functions of that type as kernel
+/// template arguments get nvcc's names (`...EPKvliR6float2EE`), and calls
+/// through pointers bind `float &` and `const float &` parameters as
+/// direct calls do; the buffers are nvcc's on the emulator, and the
+/// interpreter's.
+#[test]
+fn function_pointer_types_take_reference_parameters() {
+    let dir = scratch("fn-pointer-refs");
+    let src = common::root().join("tests/fixtures/fn_pointers/ref_params.cu");
+    let (text, theirs) = common::fixture_ptx_and_nvcc(&src, &dir);
+    let ours = entries(&text);
+    assert_eq!(ours.len(), 3, "{ours:?}");
+    for name in ["10dq_nibblesEPKvliR6float2EE", "8dq_bytesEPKvliR6float2EE"] {
+        assert!(ours.iter().any(|e| e.contains(name)), "{name}: {ours:?}");
+    }
+    let launches: Vec<(String, Vec<&str>)> = ours
+        .iter()
+        .map(|e| match e.as_str() {
+            "_Z10accumulatePKfPfi" => (
+                e.clone(),
+                vec!["f32[]:rand:64:1", "f32[]:zeros:64", "i32:1"],
+            ),
+            _ => (e.clone(), vec!["u8[]:rand:64:2", "f32[]:zeros:64"]),
+        })
+        .collect();
+    for (k, (kernel, args)) in launches.iter().enumerate() {
+        let launch = (kernel.as_str(), &args[..]);
+        let mine = common::emu_buffers(
+            &dir.join("kernelc.ptx"),
+            launch,
+            &dir.join(format!("ours{k}")),
+        );
+        assert!(
+            mine.iter().any(|b| b.iter().any(|&x| x != 0)),
+            "{kernel} wrote nothing"
+        );
+        let shape = ["--grid", "2", "--block", "32"];
+        let interp = common::launch_buffers(
+            &src,
+            "interp",
+            launch,
+            &dir.join(format!("interp{k}")),
+            &shape,
+        );
+        let interp: Vec<Vec<u8>> = interp.into_iter().skip(1).flatten().collect();
+        assert_eq!(mine, interp, "{kernel}: the interpreter");
+        if let Some(theirs) = &theirs {
+            let nvcc = common::emu_buffers(theirs, launch, &dir.join(format!("theirs{k}")));
+            assert_eq!(mine, nvcc, "{kernel}: nvcc's PTX");
+        }
+    }
+    if let Some(theirs) = &theirs {
+        assert_eq!(ours, entries(&std::fs::read_to_string(theirs).unwrap()));
+    }
+}
+
 #[test]
 fn a_call_through_a_known_address_is_inlined() {
     // Once the pointer is a known function's address, the call is a direct

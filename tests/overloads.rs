@@ -191,6 +191,56 @@ fn a_program_overload_of_make_float3_keeps_the_builtin() {
     assert_eq!(ours, emulate(&dir.join("nvcc.ptx")));
 }
 
+#[test]
+fn a_program_overload_of_a_math_function_keeps_the_builtin() {
+    // helper_math.h overloads CUDA's math functions for vectors, and its
+    // overloads' bodies call the built-ins on each component: the
+    // built-in stays a candidate beside one overload (`floorf`) or
+    // several (`fminf`).
+    let dir = scratch("overloads-math");
+    let src = dir.join("m.cu");
+    std::fs::write(
+        &src,
+        "inline __host__ __device__ float2 fminf(float2 a, float2 b) { return make_float2(fminf(a.x, b.x), fminf(a.y, b.y)); }\n\
+         inline __host__ __device__ float3 fminf(float3 a, float3 b) { return make_float3(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)); }\n\
+         inline __host__ __device__ float3 floorf(float3 v) { return make_float3(floorf(v.x), floorf(v.y), floorf(v.z)); }\n\
+         __global__ void k(float *o) {\n\
+           float2 a = fminf(make_float2(o[0], o[1]), make_float2(o[2], o[3]));\n\
+           float3 f = floorf(make_float3(o[4] * 9.0f, o[5] * -7.0f, o[6]));\n\
+           float3 m = fminf(f, make_float3(o[7], o[7], o[7]));\n\
+           o[8] = a.x + 2.0f * a.y + m.x + 4.0f * m.y + 8.0f * m.z + fminf(o[0], o[1]) + floorf(o[2] * 5.0f);\n\
+         }\n",
+    )
+    .unwrap();
+    let ptx = dir.join("kernelc.ptx");
+    let o = kernelc(&[src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = |p: &Path, engine: &str| {
+        let o = kernelc(&[
+            "run",
+            p.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--kernel",
+            "_Z1kPf",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "f32[]:rand:9:1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        common::stdout(&o)
+    };
+    let ours = run(&ptx, "emu");
+    assert_eq!(ours, run(&src, "interp"));
+    let Some(nvcc) = common::nvcc_or_skip("math overloads through nvcc") else {
+        return;
+    };
+    common::nvcc_ptx_to(&nvcc, &src, "sm_90", &[], &dir.join("nvcc.ptx"));
+    assert_eq!(ours, run(&dir.join("nvcc.ptx"), "emu"));
+}
+
 /// A function and a function template of one name: the template's
 /// instance is a candidate too, and wins when its conversions are better
 /// (`f(5)` is `f<int>`, not `f(bool)`); on a tie the function wins. (The

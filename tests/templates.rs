@@ -1692,6 +1692,46 @@ fn launches_in_host_class_templates_are_nvccs() {
     }
 }
 
+/// Kernel templates launched from the member functions of host classes
+/// that are not templates (a RAII runner's `run()`, with its class's
+/// `typedef` and, after `private:`, its `using` alias), and from a class
+/// template's member naming an alias declared after `public:` (a
+/// CUTLASS-style `device::Gemm<Shape>` launching `Kernel<GemmKernel>`):
+/// nvcc's instances, none missing.
+#[test]
+fn launches_in_host_class_members_name_the_class_aliases() {
+    let dir = scratch("templates-host-class-members");
+    let src = dir.join("m.cu");
+    std::fs::write(
+        &src,
+        "template <typename T> struct Op { static constexpr int kThreads = 64; };\n\
+         template <typename O> __global__ void Kernel(int *p) { p[threadIdx.x] = O::kThreads; }\n\
+         struct Runner {\n\
+           typedef Op<char> Narrow;\n\
+           void run(int *p) { Kernel<Narrow><<<1, 1>>>(p); Kernel<Op<short>><<<1, 1>>>(p); Kernel<Wide><<<1, 1>>>(p); }\n\
+         private:\n\
+           using Wide = Op<long>;\n\
+         };\n\
+         template <typename X>\n\
+         class Device {\n\
+         public:\n\
+           using K = Op<X>;\n\
+           void run(int *p) { Kernel<K><<<1, K::kThreads>>>(p); }\n\
+         };\n\
+         int main() { Runner r; r.run(nullptr); Device<float> d; d.run(nullptr); return 0; }\n",
+    )
+    .unwrap();
+    let ours = kernelc_ptx(&src, &dir.join("ours.ptx"));
+    let expected: BTreeSet<String> = ["c", "s", "l", "f"]
+        .iter()
+        .map(|t| format!("_Z6KernelI2OpI{t}EEvPi"))
+        .collect();
+    assert_eq!(entries(&ours), expected);
+    if let Some(theirs) = common::nvcc_ptx(&src, "sm_90", "host class members") {
+        assert_eq!(entries(&theirs), expected, "nvcc's instances");
+    }
+}
+
 /// `<cuda/std/cstdint>` and `<cuda/std/cstddef>`: `cuda::std::int32_t`
 /// and the rest are `<cstdint>`'s types (the kernel's name is nvcc's),
 /// the limit macros are there, and the values are nvcc's on the emulator.

@@ -190,16 +190,18 @@ pub(crate) fn find(
     // `k<Scheme><<<...>>>`); names are coarse here, as in the split.
     let free_fns = host_fns.len();
     let mut all_fns = host_fns.to_vec();
-    // Each member template's class template, with the class's range.
+    // Each member's class template (none for a class), with the class's
+    // range. A class's member functions defined in it are host functions
+    // too (`void run() { k<Op><<<...>>>(); }`); a class template's are
+    // followed through its instances.
     let mut classes = vec![None; free_fns];
     for &(start, end) in globals {
-        let members = member_templates(tokens, start, end);
         let class = class_template(tokens, start, end);
-        classes.extend(
-            members
-                .iter()
-                .map(|_| class.clone().map(|c| (c, (start, end)))),
-        );
+        let mut members = member_templates(tokens, start, end);
+        if class.is_none() {
+            members.extend(member_functions(tokens, start, end));
+        }
+        classes.extend(members.iter().map(|_| Some((class.clone(), (start, end)))));
         all_fns.extend(members.into_iter().map(|(s, e)| (s, e, Vec::new())));
     }
     let host_fns = &all_fns[..];
@@ -210,7 +212,7 @@ pub(crate) fn find(
             let mut f = empty_fn(params);
             f.pack = pack_use(tokens, start, end, &f.params);
             f.member = member;
-            f.class = class.as_ref().map(|(c, _)| c.clone());
+            f.class = class.as_ref().and_then(|(c, _)| c.clone());
             fns.push((Some(name), f));
         } else {
             fns.push((None, empty_fn(Vec::new())));
@@ -236,9 +238,9 @@ pub(crate) fn find(
         };
         let mut consts = consts_in(tokens, body, end);
         if let Some((_, (cs, ce))) = class {
-            // A member template names its class's constants
-            // (`static constexpr int kTile = 256;`).
-            consts.extend(consts_in(tokens, body_start(tokens, *cs, *ce), *ce));
+            // A member names its class's constants and aliases
+            // (`static constexpr int kTile = 256;`, `using Op = ...;`).
+            consts.extend(class_consts(tokens, *cs, *ce));
         }
         f.1.consts = Locals::of(consts);
         if f.0.is_some() && is_class_header(&tokens[start..body]) {
@@ -999,6 +1001,22 @@ fn member_templates(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, u
         .collect()
 }
 
+/// The member functions defined (not only declared) in the body of the
+/// class declared in `start..end`, but member templates: each one's
+/// token range after its access labels, through its body's `}`.
+fn member_functions(tokens: &[Token], start: usize, end: usize) -> Vec<(usize, usize)> {
+    class_members(tokens, start, end)
+        .into_iter()
+        .filter_map(|(s, e)| {
+            let at = after_labels(tokens, s, e);
+            let defined = tokens[e - 1].kind == TokenKind::Punct(Punct::RBrace);
+            let template = tokens[at].kind == TokenKind::Keyword(Keyword::Template);
+            (at < e && defined && !template && member_name(tokens, at, e).is_some())
+                .then_some((at, e))
+        })
+        .collect()
+}
+
 /// The first token of the member declaration `start..end` after its
 /// access labels (`public:`).
 fn after_labels(tokens: &[Token], start: usize, end: usize) -> usize {
@@ -1443,6 +1461,13 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> Vec<(&str, LocalCons
                 blocks.push(out.len());
                 stmt_start = i + 1;
             }
+            // A class's access label (`public:`) starts no declaration.
+            TokenKind::Punct(Punct::Colon)
+                if i == stmt_start + 1
+                    && crate::access::Access::from_keyword(&tokens[stmt_start].text).is_some() =>
+            {
+                stmt_start = i + 1;
+            }
             TokenKind::Punct(Punct::RBrace) => {
                 let first = blocks.pop().unwrap_or(out.len());
                 for (_, c) in &mut out[first..] {
@@ -1477,6 +1502,30 @@ fn consts_in(tokens: &[Token], start: usize, end: usize) -> Vec<(&str, LocalCons
         i += 1;
     }
     out
+}
+
+/// The constants and aliases that the class declared in `start..end`
+/// declares among its members (not those of its member functions'
+/// bodies), each in scope in the whole class: C++ reads a member
+/// function's body as if after the class (`using Wide = ...;` below it).
+fn class_consts(tokens: &[Token], start: usize, end: usize) -> Vec<(&str, LocalConst)> {
+    let open = body_start(tokens, start, end);
+    let mut depth = 0usize;
+    let close = (open..end)
+        .find(|&i| {
+            match tokens[i].kind {
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => depth = depth.saturating_sub(1),
+                _ => return false,
+            }
+            depth == 0
+        })
+        .unwrap_or(end);
+    consts_in(tokens, open, end)
+        .into_iter()
+        .filter(|(_, c)| c.until >= close)
+        .map(|(name, c)| (name, LocalConst { from: start, ..c }))
+        .collect()
 }
 
 /// The end of the initializer (or aliased type, `alias`) starting at

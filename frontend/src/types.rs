@@ -93,6 +93,11 @@ pub struct StructDef {
     pub access: crate::access::ClassAccess,
     /// For a stand-in: the complete class, once defined.
     pub completion: Completion,
+    /// The members of its anonymous unions and structs (unnamed own
+    /// fields of an unnamed class type: `union { struct { half d, m; };
+    /// half2 dm; };`), theirs too, at their offsets in this class: C++
+    /// names them in the class's own scope.
+    pub anonymous_members: Vec<Field>,
 }
 
 /// The complete class a stand-in ([`StructDef::incomplete`]) stands for,
@@ -325,7 +330,14 @@ impl StructDef {
             incomplete: false,
             access: Default::default(),
             completion: Completion::default(),
+            anonymous_members: Vec::new(),
         };
+        let anonymous = def
+            .own_fields()
+            .iter()
+            .flat_map(anonymous_members)
+            .collect();
+        def.anonymous_members = anonymous;
         if def.is_empty() {
             def.empties.insert(0, (id, 0));
         }
@@ -354,10 +366,12 @@ impl StructDef {
         &self.fields[self.bases..]
     }
 
-    /// The data member called `name`, declared in this class.
+    /// The data member called `name`, declared in this class (or in an
+    /// anonymous union or struct of it).
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.own_fields()
             .iter()
+            .chain(&self.anonymous_members)
             .find(|f| f.name == name && !name.is_empty())
     }
 
@@ -388,6 +402,24 @@ impl StructDef {
     pub fn has_bit_fields(&self) -> bool {
         self.fields.iter().any(|f| f.bits.is_some())
     }
+}
+
+/// The members that `field`, when it is an anonymous union or struct
+/// member, brings into its class's scope, at their offsets in the class.
+fn anonymous_members(field: &Field) -> Vec<Field> {
+    let anonymous = field.name.is_empty() && field.bits.is_none();
+    let Some(def) = field.ty.struct_def().filter(|d| anonymous && !d.tagged) else {
+        return Vec::new();
+    };
+    def.own_fields()
+        .iter()
+        .filter(|f| !f.name.is_empty())
+        .chain(&def.anonymous_members)
+        .map(|f| Field {
+            offset: field.offset + f.offset,
+            ..f.clone()
+        })
+        .collect()
 }
 
 /// CUDA's built-in vector types (`vector_types.h`): element type, count and
@@ -665,8 +697,8 @@ pub enum CType {
 }
 
 /// The type of a function that a function pointer points to: its result
-/// and parameter types (a reference parameter is not allowed, an array one
-/// has decayed).
+/// and parameter types (a reference parameter a [`CType::Ref`], an array
+/// one decayed).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnType {
     pub ret: CType,
@@ -778,6 +810,26 @@ impl CType {
         match self.pointee() {
             Some(CType::Function(f)) => Some(f),
             _ => None,
+        }
+    }
+
+    /// The type a parameter of this type is passed as: a reference
+    /// ([`CType::Ref`], in a function pointer's type) as the pointer to
+    /// its referent, anything else as itself.
+    pub fn passed_as(&self) -> CType {
+        match self {
+            CType::Ref {
+                referent,
+                referent_const,
+                referent_volatile,
+                ..
+            } => CType::Pointer {
+                pointee: referent.clone(),
+                pointee_const: *referent_const,
+                pointee_volatile: *referent_volatile,
+                restrict: false,
+            },
+            other => other.clone(),
         }
     }
 

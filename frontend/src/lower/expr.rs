@@ -686,7 +686,7 @@ impl FunctionLowerer<'_, '_> {
     fn call_indirect(&mut self, callee: &Expr, args: &[Expr], ty: &CType) -> Option<Value> {
         let target = self.expr(callee);
         let params: Vec<Type> = match callee.ty.fn_pointee() {
-            Some(f) => f.params.iter().map(abi_type).collect(),
+            Some(f) => f.params.iter().map(|p| abi_type(&p.passed_as())).collect(),
             None => args.iter().map(|a| abi_type(&a.ty)).collect(),
         };
         let values: Vec<Value> = args

@@ -238,18 +238,29 @@ impl Parser<'_> {
     }
 
     /// The parameter types of a function pointer type, after its `(`
-    /// (through the `)`): names may be written, arrays decay to pointers;
-    /// references, default arguments and structs by value are refused.
+    /// (through the `)`): names may be written, arrays decay to pointers,
+    /// a reference is a [`CType::Ref`] (llama.cpp's `dequantize_kernel_t`
+    /// takes `dfloat2 &v`); default arguments, references to arrays and
+    /// structs by value are refused.
     fn fn_type_params(&mut self) -> PResult<Vec<CType>> {
         let decls = self.params()?;
         let mut out = Vec::with_capacity(decls.len());
         for p in decls {
             if let Some(r) = p.by_ref {
-                return self.error(
-                    r,
-                    Code::E0002,
-                    "reference parameters in function pointer types are not supported by kernelc",
-                );
+                if !p.dims.is_empty() {
+                    return self.error(
+                        r,
+                        Code::E0002,
+                        "references to arrays in function pointer types are not supported by kernelc",
+                    );
+                }
+                out.push(CType::Ref {
+                    referent: Box::new(p.ty.ty),
+                    referent_const: p.ty.is_const,
+                    referent_volatile: p.ty.is_volatile,
+                    rvalue: p.rvalue,
+                });
+                continue;
             }
             if let Some(d) = &p.default {
                 return self.error(

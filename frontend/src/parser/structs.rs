@@ -389,12 +389,20 @@ impl Parser<'_> {
                 continue;
             }
             if self.is_punct(Punct::Semi) {
-                let sp = self.span();
-                return self.error(
-                    sp,
-                    Code::E0002,
-                    "anonymous struct members are not supported by kernelc yet; give the member a name",
-                );
+                if !base.ty.is_struct() {
+                    let sp = self.span();
+                    return self.error(sp, Code::E0003, "a member declaration needs a name");
+                }
+                // An anonymous union or struct (`union { struct { half d,
+                // m; }; half2 dm; };`): an unnamed member whose members
+                // the class's scope names (`StructDef::field`).
+                self.bump();
+                if !is_layout_pod(&base.ty) {
+                    class.non_pod = true;
+                }
+                members.push((String::new(), base.ty, ds.storage.align.max(1), None));
+                spans.push(span);
+                continue;
             }
             loop {
                 let ty = self.pointers(base.clone());

@@ -37,10 +37,10 @@ impl Checker {
                 Code::E0002,
                 format!("pointers to member functions (`{name}`) are not supported by kernelc"),
             ))
-        } else if sig.refs.iter().any(|&r| r) || sig.returns.reference() {
+        } else if sig.returns.reference() {
             Some((
                 Code::E0002,
-                format!("pointers to functions with reference parameters or results (`{name}`) are not supported by kernelc"),
+                format!("pointers to functions with reference results (`{name}`) are not supported by kernelc"),
             ))
         } else if sig.ret.is_struct() || sig.params.iter().any(CType::is_struct) {
             Some((
@@ -69,7 +69,7 @@ impl Checker {
         }
         let ty = CType::ptr_to(CType::Function(Arc::new(FnType {
             ret: sig.ret.clone(),
-            params: sig.params.clone(),
+            params: self.params_as_written(idx),
         })));
         let callee = self.definition(idx, span).unwrap_or(FuncId(u32::MAX));
         if self.sigs[idx].first_call.is_none() {
@@ -107,9 +107,9 @@ impl Checker {
         let want = to.fn_pointee().cloned();
         let matching = keys.iter().find(|k| {
             self.by_name.get(k.as_str()).is_some_and(|&i| {
-                let s = &self.sigs[i];
-                want.as_ref()
-                    .is_some_and(|w| w.ret == s.ret && w.params == s.params)
+                want.as_ref().is_some_and(|w| {
+                    w.ret == self.sigs[i].ret && w.params == self.params_as_written(i)
+                })
             })
         });
         match matching.cloned() {
@@ -157,6 +157,14 @@ impl Checker {
             let a = a?;
             let what = format!("argument {} of a call through a function pointer", i + 1);
             let at = a.span;
+            if let CType::Ref { rvalue, .. } = p {
+                // A reference parameter receives the object's address, as
+                // in a direct call.
+                let ptr = p.passed_as();
+                let addr = self.bind_reference_as(a, &ptr, *rvalue, &what)?;
+                args.push(self.assign_convert(addr, &ptr, &what, at)?);
+                continue;
+            }
             let a = self.pick_overload_address(a, p);
             args.push(self.assign_convert(a, p, &what, at)?);
         }
@@ -224,17 +232,28 @@ impl Checker {
             return None;
         }
         let plain = self.overloads.plain_of.get(name).unwrap_or(name).clone();
-        let sig = &self.sigs[*self.by_name.get(name)?];
+        let idx = *self.by_name.get(name)?;
+        let sig = &self.sigs[idx];
         let link = match sig.extern_c {
             true => FuncLink::C(crate::mangle::unqualified(&plain).to_string()),
             false => FuncLink::Cxx {
                 key: crate::mangle::linkage_key(&plain, sig.internal_name),
-                params: (sig.params.iter().zip(&sig.refs).zip(&sig.rvalue_refs))
-                    .map(|((ty, &is_ref), &rvalue)| as_written(ty, is_ref, rvalue))
-                    .collect(),
+                params: self.params_as_written(idx),
             },
         };
         Some(crate::templates::ArgValue::Func { name: plain, link })
+    }
+}
+
+impl Checker {
+    /// The parameter types of function `idx` as its type and its name
+    /// write them: a reference parameter (a pointer in the signature) as
+    /// the reference.
+    fn params_as_written(&self, idx: usize) -> Vec<CType> {
+        let sig = &self.sigs[idx];
+        (sig.params.iter().zip(&sig.refs).zip(&sig.rvalue_refs))
+            .map(|((ty, &is_ref), &rvalue)| as_written(ty, is_ref, rvalue))
+            .collect()
     }
 }
 

@@ -336,11 +336,12 @@ impl Checker {
         Ok(ranks)
     }
 
-    /// A call of CUDA's `make_float3` (or another vector maker) that the
-    /// program overloads (`make_float3(float s)`, a common helper): the
-    /// built-in when none of the program's overloads accepts the
-    /// arguments, as the built-in is one more candidate in C++. `None`
-    /// when the program's overloads decide.
+    /// A call of one of CUDA's own functions that the program overloads:
+    /// a vector maker (`make_float3(float s)`) or a built-in such as a
+    /// math function (helper_math.h's `fminf(float3, float3)`, whose own
+    /// body calls `fminf(float, float)`). The built-in when none of the
+    /// program's overloads accepts the arguments, as the built-in is one
+    /// more candidate in C++. `None` when the program's overloads decide.
     pub(super) fn builtin_beside_overloads(
         &mut self,
         name: &str,
@@ -350,15 +351,22 @@ impl Checker {
         let is_vector_maker = name
             .strip_prefix("make_")
             .is_some_and(|t| crate::types::vector_type(t).is_some());
-        let keys = self
-            .overloads
-            .by_plain
-            .get(name)
-            .filter(|_| is_vector_maker)?;
+        if !is_vector_maker && !super::builtins::is_builtin_name(name) {
+            return None;
+        }
+        let keys = match self.overloads.by_plain.get(name) {
+            Some(keys) => keys.clone(),
+            None if self.by_name.contains_key(name) => vec![name.to_string()],
+            None => return None,
+        };
         if keys.iter().any(|k| self.candidate_ranks(k, args).is_ok()) {
             return None;
         }
-        self.vector_make(name, args, span)
+        if is_vector_maker {
+            return self.vector_make(name, args, span);
+        }
+        let args = self.decay_all(args.to_vec());
+        self.builtin_call(name, args, span)
     }
 
     /// `name(T, U)` for the overload keyed `key`.
