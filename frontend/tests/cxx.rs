@@ -541,6 +541,13 @@ fn decltype_kernelc_cannot_type_is_located() {
         "nope",
         "1:45",
     );
+    // `auto`'s reading of the element would type it wrongly, silently.
+    at(
+        "__global__ void k(int *o) { int a[3] = {1, 2, 3};\nfor (decltype(a[0] * 2.0) x : a) o[0] += x; }",
+        "E0002",
+        "range-based `for` variable declared with `decltype`",
+        "2:15",
+    );
 }
 
 #[test]

@@ -611,7 +611,7 @@ impl Parser<'_> {
                 by_ref,
                 rvalue: false,
                 auto: ds.auto,
-                decltype: None,
+                decltype: ds.decltype,
                 direct_braces: false,
                 span: start.to(name.span),
             }))

@@ -680,6 +680,13 @@ impl Checker {
         body: &ast::Stmt,
         span: Span,
     ) -> Option<StmtKind> {
+        if let Some(of) = &var.decltype {
+            // Its type is the declared one, not the element's: `auto`'s
+            // reading would give a wrong type without a word.
+            let msg = "a range-based `for` variable declared with `decltype` of an expression is not supported by kernelc; declare it `auto` or with the type";
+            self.error(of.operand.span, Code::E0002, msg);
+            return None;
+        }
         let r = self.expr_nodecay(range)?;
         let (elem, n) = match &r.ty {
             CType::Array { elem, len: Some(n) } => ((**elem).clone(), *n),
