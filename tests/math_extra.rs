@@ -13,6 +13,7 @@
 
 mod common;
 
+use common::ulps::ulps;
 use kernelc::driver;
 use kernelc::frontend;
 use kernelc::midend::ir::Module;
@@ -69,33 +70,6 @@ fn run(b: &Builds, kernel: &str, x: &[f64], y: &[f64], per: usize) -> (Vec<f64>,
         .as_ref()
         .map(|p| common::math_emu_run(p, kernel, x, y, per));
     (ours, theirs)
-}
-
-/// Values of a type with `bits` (32 or 64) between `got` and `want`; 0 for
-/// two NaNs, infinite for one.
-fn ulps(got: f64, want: f64, bits: u32) -> f64 {
-    if got.is_nan() || want.is_nan() {
-        return if got.is_nan() && want.is_nan() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
-    }
-    let ord = |v: f64| -> i128 {
-        let (b, magnitude) = if bits == 32 {
-            let b = i64::from((v as f32).to_bits() as i32);
-            (b, b & 0x7fff_ffff)
-        } else {
-            let b = v.to_bits() as i64;
-            (b, b & i64::MAX)
-        };
-        if b < 0 {
-            -i128::from(magnitude)
-        } else {
-            i128::from(magnitude)
-        }
-    };
-    (ord(got) - ord(want)).unsigned_abs() as f64
 }
 
 /// A random value with exponent in `[lo, hi]`, either sign.

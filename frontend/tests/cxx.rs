@@ -439,19 +439,22 @@ fn reference_misuse_is_located() {
     );
 }
 
+/// Asserts that `src` fails with error `code` whose message holds
+/// `message`, located at `place` (`line:column` in `test.cu`).
+fn at(src: &str, code: &str, message: &str, place: &str) {
+    let r = errors(src);
+    assert!(r.contains(&format!("error[{code}]")), "no {code} in:\n{r}");
+    assert!(r.contains(message), "missing `{message}` in:\n{r}");
+    assert!(
+        r.contains(&format!("test.cu:{place}")),
+        "not at {place}:\n{r}"
+    );
+}
+
 /// A reference named by a type (`CType::Ref`) where C++ or kernelc has
 /// no reference: each a located error with its code, none a panic.
 #[test]
 fn reference_types_misuse_is_located() {
-    let at = |src: &str, code: &str, message: &str, place: &str| {
-        let r = errors(src);
-        assert!(r.contains(&format!("error[{code}]")), "no {code} in:\n{r}");
-        assert!(r.contains(message), "missing `{message}` in:\n{r}");
-        assert!(
-            r.contains(&format!("test.cu:{place}")),
-            "not at {place}:\n{r}"
-        );
-    };
     at(
         "typedef float &ref;\n__global__ void k(float *o) { ref *p = 0; }",
         "E0003",
@@ -514,15 +517,6 @@ fn reference_types_misuse_is_located() {
 /// never a panic. The checker's own errors in the operand stay located.
 #[test]
 fn decltype_kernelc_cannot_type_is_located() {
-    let at = |src: &str, code: &str, message: &str, place: &str| {
-        let r = errors(src);
-        assert!(r.contains(&format!("error[{code}]")), "no {code} in:\n{r}");
-        assert!(r.contains(message), "missing `{message}` in:\n{r}");
-        assert!(
-            r.contains(&format!("test.cu:{place}")),
-            "not at {place}:\n{r}"
-        );
-    };
     at(
         "__device__ float g;\n__device__ float f(decltype(g * 2) x) { return x; }",
         "E0002",

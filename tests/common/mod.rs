@@ -6,6 +6,7 @@
 pub mod fuzz;
 pub mod half_edges;
 pub mod nvcc_cache;
+pub mod ulps;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
