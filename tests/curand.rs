@@ -406,15 +406,18 @@ fn an_unused_include_adds_nothing_to_the_ptx() {
         names
     };
     assert_eq!(functions(&with), functions(body));
-    // One function used: it and what it calls, no more.
+    // One function used: it and what it calls, no more. The header's
+    // functions are `static`, as CUDA's are, so named in the file's
+    // `_INTERNAL_` namespace (its placeholder: a source given as text has
+    // no path to make nvcc's from).
     let one = "#include <curand_kernel.h>\n\
                __global__ void k(curandState *s, float *x) { x[0] = curand_uniform(s); }\n";
     assert_eq!(
         functions(one),
         [
-            "_Z21__kernelc_curand_unitj",
-            "_Z6curandP17curandStateXORWOW",
-            "_Z14curand_uniformP17curandStateXORWOW",
+            "_ZN11_INTERNAL_121__kernelc_curand_unitEj",
+            "_ZN11_INTERNAL_16curandEP17curandStateXORWOW",
+            "_ZN11_INTERNAL_114curand_uniformEP17curandStateXORWOW",
             "_Z1kP17curandStateXORWOWPf"
         ]
     );
