@@ -79,7 +79,7 @@ impl Checker {
     fn decltype_of(&mut self, of: &ast::DecltypeOf) -> Option<Declared> {
         let typed = self.expr_nodecay(&of.operand)?;
         let ty = super::strip_restrict(&typed.ty).0;
-        if of.names_entity {
+        if of.names_entity || is_host_stand_in(&of.operand) {
             let reference = match &of.operand.kind {
                 ast::ExprKind::Ident(name) => match self.lookup(name) {
                     Some(Binding::Ref(id)) => Some(self.func.rvalue_refs.contains(&id)),
@@ -107,6 +107,24 @@ impl Checker {
             ty,
         })
     }
+}
+
+/// Whether `e` is a host variable's stand-in, `*(T *)0`
+/// (`crate::host_args`): `decltype(x)` of a host variable `x` declared
+/// `T x` reaches the checker as `decltype(*(T *)0)`, which stands for
+/// the variable's declared type, `T`, not an lvalue's `T &`.
+fn is_host_stand_in(e: &ast::Expr) -> bool {
+    let ast::ExprKind::Unary {
+        op: ast::UnaryOp::Deref,
+        operand,
+    } = &e.kind
+    else {
+        return false;
+    };
+    let ast::ExprKind::Cast { expr, .. } = &operand.kind else {
+        return false;
+    };
+    matches!(expr.kind, ast::ExprKind::IntLit { value: 0, .. })
 }
 
 /// The declarator's type `placeholder` (the parser's `void`, under the
