@@ -364,77 +364,6 @@ const RADIX_SORT: &[Launch] = &[
     ),
 ];
 
-/// `tiles.cu`'s launches: block scans carrying a prefix through a
-/// callback over three tiles, raking over 24 threads of 1 item, 100 of 2
-/// and 128 of 4, memoizing over 64 of 3, warp scans over 96 doubles of 3;
-/// block reductions of 4, 3 and 8 items a thread by each algorithm; and
-/// partial warp scans over 128 threads.
-const TILES: &[Launch] = &[
-    (
-        "_Z9tileScansIfLi24ELi0ELi1EEvPKfPT_S3_",
-        "24",
-        &["f32[]:rand:144:81", "f32[]:zeros:1152", "f32[]:zeros:384"],
-    ),
-    (
-        "_Z9tileScansIfLi100ELi0ELi2EEvPKfPT_S3_",
-        "100",
-        &["f32[]:rand:1200:82", "f32[]:zeros:9600", "f32[]:zeros:1600"],
-    ),
-    (
-        "_Z9tileScansIfLi128ELi0ELi4EEvPKfPT_S3_",
-        "128",
-        &[
-            "f32[]:rand:3072:83",
-            "f32[]:zeros:24576",
-            "f32[]:zeros:2048",
-        ],
-    ),
-    (
-        "_Z9tileScansIfLi64ELi1ELi3EEvPKfPT_S3_",
-        "64",
-        &["f32[]:rand:1152:84", "f32[]:zeros:9216", "f32[]:zeros:1024"],
-    ),
-    (
-        "_Z9tileScansIdLi96ELi2ELi3EEvPKfPT_S3_",
-        "96",
-        &[
-            "f32[]:rand:1728:85",
-            "f64[]:zeros:13824",
-            "f64[]:zeros:1536",
-        ],
-    ),
-    (
-        "_Z11reduceItemsILi128ELi0ELi4EEvPKfPf",
-        "128",
-        &["f32[]:rand:1024:86", "f32[]:zeros:10"],
-    ),
-    (
-        "_Z11reduceItemsILi96ELi1ELi3EEvPKfPf",
-        "96",
-        &["f32[]:rand:576:87", "f32[]:zeros:10"],
-    ),
-    (
-        "_Z11reduceItemsILi128ELi2ELi4EEvPKfPf",
-        "128",
-        &["f32[]:rand:1024:88", "f32[]:zeros:10"],
-    ),
-    (
-        "_Z11reduceItemsILi32ELi2ELi8EEvPKfPf",
-        "32",
-        &["f32[]:rand:512:89", "f32[]:zeros:10"],
-    ),
-    (
-        "_Z11warpPartialPKfPfPdPi",
-        "128",
-        &[
-            "f32[]:rand:256:90",
-            "f32[]:zeros:2048",
-            "f64[]:zeros:1024",
-            "i32[]:zeros:1536",
-        ],
-    ),
-];
-
 /// Runs `launch` over 2 blocks on `engine` (`level`: the `-O` level a
 /// source file is compiled at for the interpreter).
 fn buffers(
@@ -656,56 +585,6 @@ fn floating_block_and_warp_scans_compute_what_cub_computes() {
 }
 
 #[test]
-fn tile_scans_item_reductions_and_partial_warp_scans_compute_what_cub_computes() {
-    let runs = same_as_nvcc("tiles.cu", TILES, "0");
-    // 100 threads of 2 items: CUB calls the callback in its 25 raking
-    // threads only, whose running sums of the one-item scans then hold
-    // the sums of the threads' first items over the block's three tiles;
-    // thread 0's exclusive sum of each tile is the prefix it carries.
-    let input = f32s(&runs[1][0]);
-    let out = f32s(&runs[1][1]);
-    let totals = f32s(&runs[1][2]);
-    for block in 0..2 {
-        let firsts = (block * 600..(block + 1) * 600).step_by(2);
-        let sum: f64 = firsts.map(|i| f64::from(spread(&input, i))).sum();
-        for t in 0..100 {
-            let total = totals[block * 100 + t];
-            if t < 25 {
-                assert!((f64::from(total) - sum).abs() < 1e-2, "{total} {sum}");
-            } else {
-                assert_eq!(
-                    total, 0.0,
-                    "thread {t} of block {block} called the callback"
-                );
-            }
-        }
-        assert_eq!(out[block * 600], 0.0, "the first tile's prefix");
-        assert_ne!(out[block * 600 + 200], 0.0, "the second tile's prefix");
-    }
-    // 128 threads of 4 items: the block's sum.
-    let input = f32s(&runs[5][0]);
-    let sums = f32s(&runs[5][1]);
-    for block in 0..2 {
-        let sum: f64 = (block * 512..(block + 1) * 512)
-            .map(|i| f64::from(spread(&input, i)))
-            .sum();
-        assert!((f64::from(sums[5 * block]) - sum).abs() < 1e-2, "{sums:?}");
-    }
-    // Partial warp scans: the lanes at or past each warp's valid count
-    // keep their -7.
-    let out = f32s(&runs[9][1]);
-    for block in 0..2 {
-        for warp in 0..4 {
-            let valid = (warp * 11 + block * 5) % 40;
-            for lane in 0..32 {
-                let kept = out[block * 128 + warp * 32 + lane] == -7.0;
-                assert_eq!(kept, lane >= valid, "block {block} warp {warp} lane {lane}");
-            }
-        }
-    }
-}
-
-#[test]
 fn block_loads_and_stores_move_what_cub_moves() {
     let runs = same_as_nvcc("load_store.cu", LOAD_STORE, "0");
     // Direct over 64 threads: item k of thread t is tile item 4t + k,
@@ -787,8 +666,8 @@ fn block_radix_sorts_sort_as_cub_does() {
 
 /// Outside the subset's shapes and forms, the header's static assertions
 /// refuse at the instantiation (E0013): a logical warp of 24 lanes for
-/// `WarpScan`, a warp-transposing load over 48 threads, a warp scan's
-/// prefix callback, an inclusive scan of one item from an initial value.
+/// `WarpScan`, a warp-transposing load over 48 threads, a scan's prefix
+/// callback, an inclusive scan of one item from an initial value.
 #[test]
 fn unsupported_shapes_are_refused() {
     let warp = common::rejected_with(
@@ -810,22 +689,19 @@ fn unsupported_shapes_are_refused() {
         "E0013",
     );
     assert!(load.contains("need a block of whole warps"), "{load}");
-    // Forms CUB does not have either: a prefix callback for a warp scan
-    // (`BlockScan`'s take one), and an initial value for an inclusive
-    // scan of one item a thread.
+    // CUB's forms that kernelc's scans do not take: a prefix callback,
+    // and an initial value for an inclusive scan of one item a thread
+    // (CUB has none either).
     let callback = common::rejected_with(
         "cub-scan-callback",
-        "#include <cub/warp/warp_scan.cuh>\nstruct Prefix {\n  int total;\n\
+        "#include <cub/block/block_scan.cuh>\nstruct Prefix {\n  int total;\n\
          __device__ int operator()(int a) { int old = total; total += a; return old; }\n};\n\
-         __global__ void k(int *o) {\n  typedef cub::WarpScan<int> S;\n\
+         __global__ void k(int *o) {\n  typedef cub::BlockScan<int, 64> S;\n\
          __shared__ typename S::TempStorage t;\n  Prefix p = {0};\n  int r;\n\
          S(t).ExclusiveScan(o[threadIdx.x], r, cuda::std::plus<>(), p);\n  o[threadIdx.x] = r;\n}\n",
         "E0013",
     );
-    assert!(
-        callback.contains("cub::WarpScan takes no prefix callback"),
-        "{callback}"
-    );
+    assert!(callback.contains("take no prefix callback"), "{callback}");
     assert_eq!(callback.matches("error[").count(), 1, "{callback}");
     let one = common::rejected_with(
         "cub-inclusive-init",

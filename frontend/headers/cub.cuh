@@ -29,9 +29,6 @@
 // CUB names outside this subset are refused where device code writes them
 // (`frontend/src/libraries.rs`, E0002); docs/language.md lists the subset.
 #pragma once
-// libcu++'s function objects, which NVIDIA's CUB brings too
-// (`cuda::std::multiplies<>`, `cuda::std::minus<float>`, ...).
-#include <cuda/std/functional>
 
 // libcu++ declares them in its ABI's inline namespace, which kernel names
 // instantiated with them spell (`cuda::std::__4::plus<void>`).
@@ -231,13 +228,11 @@ __device__ __forceinline__ T raking_reduce(T *grid, int rank, T x, int num_valid
 }
 
 // Whether `ThreadReduce` of CUB folds a thread's items as a binary tree
-// rather than left to right: for libcu++'s sum, product, maximum and
-// minimum of items narrower than 8 bytes (its bitwise operators too, but
-// integer results are the same in any order, so only floats tell the two
-// apart).
+// rather than left to right: for libcu++'s sum, maximum and minimum of
+// items narrower than 8 bytes (integer sums and extrema are the same in
+// any order, so only floats tell the two apart).
 template <class Op> struct tree_op { static constexpr bool value = false; };
 template <class U> struct tree_op<cuda::std::plus<U>> { static constexpr bool value = true; };
-template <class U> struct tree_op<cuda::std::multiplies<U>> { static constexpr bool value = true; };
 template <class U> struct tree_op<cuda::maximum<U>> { static constexpr bool value = true; };
 template <class U> struct tree_op<cuda::minimum<U>> { static constexpr bool value = true; };
 
@@ -353,41 +348,13 @@ template <> struct items_of<unsigned long long, unsigned long> {
   static constexpr bool value = false;
 };
 
-// How many items a collective's argument holds: N for a thread's array
-// of N items, 0 for one item.
-template <class In> struct items_in { static constexpr int count = 0; };
-template <class U, int N> struct items_in<U[N]> { static constexpr int count = N; };
-
-// A scan's last argument: the place for its total (of the scan's type) or
-// `BlockScan`'s prefix callback, a functor that the threads of the warp
-// that computes the block's total call with it, and whose answer in that
-// warp's lane 0 every result takes on its left. `NoCallback` stands for
-// none; `callback_in<T, Tail...>` tells whether a scan's trailing
-// arguments (without references, `strip_ref`) are a callback.
-struct NoCallback {};
-template <class C> struct has_callback { static constexpr bool value = true; };
-template <> struct has_callback<NoCallback> { static constexpr bool value = false; };
-template <class P> struct strip_ref { using type = P; };
-template <class P> struct strip_ref<P &> { using type = P; };
-template <class T, class... Tail> struct callback_in { static constexpr bool value = false; };
-template <class T, class P> struct callback_in<T, P> {
-  static constexpr bool value = items_of<P, T>::value;
-};
-
-// The block prefix a callback gives: lane 0's answer, shared over `lanes`.
-template <class T, class Callback>
-__device__ __forceinline__ T callback_prefix(Callback &callback, T total, unsigned int lanes) {
-  T prefix = callback(total);
-  return __shfl_sync(lanes, prefix, 0);
-}
-
 // Stores a scan's total where the caller asked for it (`give(v)` with no
 // place is nothing).
 template <class T> __device__ __forceinline__ void give(const T &) {}
 template <class T, class Place>
 __device__ __forceinline__ void give(const T &value, Place &place) {
   static_assert(!items_of<Place, T>::value,
-                "cub::WarpScan takes no prefix callback (cub::BlockScan does): a scan's "
+                "kernelc's cub::BlockScan and cub::WarpScan take no prefix callback: a scan's "
                 "last argument is the place for its aggregate, of the scan's type");
   if constexpr (!items_of<Place, T>::value) place = value;
 }
@@ -430,18 +397,6 @@ template <> struct is_value<unsigned long long> { static constexpr bool value = 
 template <> struct is_value<float> { static constexpr bool value = true; };
 template <> struct is_value<double> { static constexpr bool value = true; };
 
-// Whether a partial warp scan's exclusive results are its inclusive ones
-// less the inputs, as CUB computes them for an integer sum by libcu++'s
-// `plus` (so lane 0's is 0 without an initial value); integers divide
-// without a fraction.
-template <class T, class Op> struct integral_sum { static constexpr bool value = false; };
-template <class T> struct integral_sum<T, cuda::std::plus<>> {
-  static constexpr bool value = is_value<T>::value && T(1) / T(2) == T(0);
-};
-template <class T> struct integral_sum<T, cuda::std::plus<T>> {
-  static constexpr bool value = is_value<T>::value && T(1) / T(2) == T(0);
-};
-
 // Storage of a block scan: the raking grid (at least one item a thread;
 // the warp-scans algorithm keeps its warps' totals in it) and the total.
 // (raking * segment is below Threads + segment, and segment is at most
@@ -472,23 +427,16 @@ __device__ __forceinline__ void scan_segment(T *items, int count, T prefix, bool
 // scan their totals as a logical warp, and each raking thread then scans
 // its segment after its exclusive prefix. A block of at most 32 threads
 // is one logical warp's scan. `total` is the block's total, `init` left
-// out. A prefix callback is called by the raking threads (by every
-// thread of a block of at most 32), and its prefix is then the initial
-// value (CUB's order is the same: op(prefix, the exclusive partial)).
-template <int Threads, class T, class Op, class Callback>
+// out.
+template <int Threads, class T, class Op>
 __device__ __forceinline__ T raking_scan(ScanStorage<T, Threads> &s, int rank, T x, Op op,
-                                         ScanKind kind, T init, T &total, Callback &callback) {
+                                         ScanKind kind, T init, T &total) {
   const int segment = RakingLayout<Threads>::segment;
   const int raking = RakingLayout<Threads>::raking;
   const unsigned int lanes = raking == 32 ? 0xffffffffu : (1u << raking) - 1u;
   if constexpr (Threads <= 32) {
     T inclusive = warp_inclusive<Threads, 32>(x, rank, lanes, op);
     total = __shfl_sync(lanes, inclusive, Threads - 1);
-    if constexpr (has_callback<Callback>::value) {
-      init = callback_prefix(callback, total, lanes);
-      kind.has_init = true;
-      if (kind.inclusive) return op(init, inclusive);
-    }
     if (kind.inclusive) return inclusive;
     return warp_exclusive<32>(inclusive, rank, lanes, op, kind.has_init, init);
   }
@@ -502,10 +450,6 @@ __device__ __forceinline__ T raking_scan(ScanStorage<T, Threads> &s, int rank, T
     T inclusive = warp_inclusive<raking, 32>(partial, rank, lanes, op);
     T last = __shfl_sync(lanes, inclusive, raking - 1);
     if (rank == 0) s.total = last;
-    if constexpr (has_callback<Callback>::value) {
-      init = callback_prefix(callback, last, lanes);
-      kind.has_init = true;
-    }
     T prefix = warp_exclusive<32>(inclusive, rank, lanes, op, kind.has_init, init);
     scan_segment(items, count, prefix, kind.has_init || rank != 0, kind.inclusive, op);
   }
@@ -541,37 +485,15 @@ __device__ __forceinline__ T warp_scans(ScanStorage<T, Threads> &s, int rank, T 
   return lane == 0 ? prefix : op(prefix, exclusive);
 }
 
-// A warp-scans result after CUB's prefix callback: warp 0 calls it with
-// the block's total, its lane 0 shares the answer through the storage,
-// and every result takes it on the left (thread 0's exclusive result is
-// the prefix itself).
-template <int Threads, class T, class Op, class Callback>
-__device__ __forceinline__ T after_callback(ScanStorage<T, Threads> &s, int rank, T result, Op op,
-                                            bool inclusive, T total, Callback &callback) {
-  if (rank < 32) {
-    T prefix = callback(total);
-    if (rank == 0) s.total = prefix;
-  }
-  __syncthreads();
-  T prefix = s.total;
-  if (!inclusive && rank == 0) return prefix;
-  return op(prefix, result);
-}
-
 // The block scan of `Algorithm` (CUB scans with the raking algorithm
-// where warp scans are asked for over a block of part of a warp), with a
-// prefix callback or `NoCallback`.
-template <BlockScanAlgorithm Algorithm, int Threads, class T, class Op, class Callback>
+// where warp scans are asked for over a block of part of a warp).
+template <BlockScanAlgorithm Algorithm, int Threads, class T, class Op>
 __device__ __forceinline__ T block_scan(ScanStorage<T, Threads> &s, int rank, T x, Op op,
-                                        ScanKind kind, T init, T &total, Callback &callback) {
-  if constexpr (Algorithm == BLOCK_SCAN_WARP_SCANS && Threads % 32 == 0) {
-    T result = warp_scans<Threads, T>(s, rank, x, op, kind, init, total);
-    if constexpr (has_callback<Callback>::value)
-      return after_callback(s, rank, result, op, kind.inclusive, total, callback);
-    return result;
-  } else {
-    return raking_scan<Threads, T>(s, rank, x, op, kind, init, total, callback);
-  }
+                                        ScanKind kind, T init, T &total) {
+  if constexpr (Algorithm == BLOCK_SCAN_WARP_SCANS && Threads % 32 == 0)
+    return warp_scans<Threads, T>(s, rank, x, op, kind, init, total);
+  else
+    return raking_scan<Threads, T>(s, rank, x, op, kind, init, total);
 }
 
 // The first of a call's arguments (an operator after an initial value).
@@ -580,8 +502,7 @@ template <class F, class... Rest> __device__ __forceinline__ F first_of(F first,
 }
 
 // A thread's items reduced as CUB's `ThreadReduce` does (`thread_fold`).
-template <class T, int N, class Op>
-__device__ __forceinline__ T thread_reduce(const T (&items)[N], Op op) {
+template <class T, int N, class Op> __device__ __forceinline__ T thread_reduce(T (&items)[N], Op op) {
   return thread_fold<N - 1>(items[0], items + 1, op);
 }
 
@@ -628,32 +549,8 @@ public:
   __device__ __forceinline__ BlockReduce(TempStorage &temp_storage)
       : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
-  // `(input, op)`, `(input, op, num_valid)` and CUB's form over a
-  // thread's N items, `(items, op)`, which reduces each thread's items as
-  // CUB's `ThreadReduce` does and the block the partials. One template
-  // (`items_in` tells the forms apart), as kernelc's member templates of
-  // one arity do not overload.
-  template <class In, class Op, class... Valid>
-  __device__ __forceinline__ T Reduce(const In &input, Op op, Valid... num_valid) {
-    static_assert(__kernelc::items_in<In>::count == 0 || sizeof...(Valid) == 0,
-                  "cub::BlockReduce::Reduce of a thread's items takes no count of valid items");
-    if constexpr (__kernelc::items_in<In>::count > 0)
-      return reduce(__kernelc::thread_reduce(input, op), op, __kernelc_all_valid);
-    else
-      return reduce(T(input), op, num_valid...);
-  }
-
-  __device__ __forceinline__ T Sum(T input, int num_valid = __kernelc_all_valid) {
-    return Reduce(input, cuda::std::plus<>(), num_valid);
-  }
-
-  template <int N> __device__ __forceinline__ T Sum(const T (&items)[N]) {
-    return Reduce(items, cuda::std::plus<>());
-  }
-
-private:
   template <class Op>
-  __device__ __forceinline__ T reduce(T input, Op op, int num_valid = __kernelc_all_valid) {
+  __device__ __forceinline__ T Reduce(T input, Op op, int num_valid = __kernelc_all_valid) {
     T *items = temp.storage.items;
     if constexpr (Algorithm == BLOCK_REDUCE_RAKING)
       return __kernelc::raking_reduce<BLOCK_THREADS>(items, rank, input, num_valid, op);
@@ -662,6 +559,10 @@ private:
     else
       return __kernelc::block_fold<BLOCK_THREADS>(items, rank, input, num_valid >= BLOCK_THREADS,
                                                   num_valid, op);
+  }
+
+  __device__ __forceinline__ T Sum(T input, int num_valid = __kernelc_all_valid) {
+    return Reduce(input, cuda::std::plus<>(), num_valid);
   }
 };
 
@@ -733,36 +634,6 @@ private:
   __device__ __forceinline__ T exclusive(T &inclusive, Op op, bool has_init, T init) {
     return __kernelc::warp_exclusive<LogicalWarpThreads>(inclusive, lane, lanes, op, has_init,
                                                          init);
-  }
-
-  // CUB's partial scan of the first `valid` lanes: each step combines a
-  // lane below `valid` with the lane `d` below it; the other lanes keep
-  // their `inclusive` and `exclusive` as they were.
-  template <class Op, class... Total>
-  __device__ __forceinline__ void partial_from(T input, T &inclusive, T &exclusive, bool has_init,
-                                               T init, Op op, int valid, Total &...warp_aggregate) {
-    if (lane < valid) inclusive = input;
-    for (int d = 1; d < LogicalWarpThreads; d *= 2) {
-      T lower = __shfl_up_sync(lanes, inclusive, d, LogicalWarpThreads);
-      if (lane >= d && lane < valid) inclusive = op(lower, inclusive);
-    }
-    int last = valid < 1 ? 0 : valid > LogicalWarpThreads ? LogicalWarpThreads - 1 : valid - 1;
-    __kernelc::give(__shfl_sync(lanes, inclusive, last, LogicalWarpThreads), warp_aggregate...);
-    if (has_init && lane < valid) inclusive = op(init, inclusive);
-    T lower = __shfl_up_sync(lanes, inclusive, 1, LogicalWarpThreads);
-    if (lane < valid) exclusive = __kernelc::integral_sum<T, Op>::value ? inclusive - input : lower;
-    if (has_init && lane == 0 && valid > 0) exclusive = init;
-  }
-
-  // The partial scans' argument lists: `(op, valid)`, `(op, valid,
-  // aggregate)`, `(init, op, valid)`, `(init, op, valid, aggregate)`.
-  template <class A, class... Rest>
-  __device__ __forceinline__ void partial(T input, T &inclusive, T &exclusive, A a,
-                                          Rest &&...rest) {
-    if constexpr (sizeof...(Rest) == 3 || (sizeof...(Rest) == 2 && __kernelc::is_value<A>::value))
-      partial_from(input, inclusive, exclusive, true, T(a), rest...);
-    else
-      partial_from(input, inclusive, exclusive, false, T(), a, rest...);
   }
 
 public:
@@ -843,34 +714,6 @@ public:
     ExclusiveScan(input, output, T(), cuda::std::plus<>(), warp_aggregate);
   }
 
-  // The partial scans, of the first `valid_items` lanes of the logical
-  // warp: `(op, valid_items)`, `(init, op, valid_items)`, `(op,
-  // valid_items, warp_aggregate)` and `(init, op, valid_items,
-  // warp_aggregate)`, one template a name as above. The results of the
-  // lanes at or past `valid_items` are left as they were, as in CUB, and
-  // the aggregate is the last valid lane's inclusive result, `init` left
-  // out.
-  template <class A, class... Rest>
-  __device__ __forceinline__ void InclusiveScanPartial(T input, T &output, A a, Rest &&...rest) {
-    T exclusive;
-    partial(input, output, exclusive, a, rest...);
-  }
-
-  // Without an initial value, lane 0's result is undefined (an integer
-  // sum's is 0, as CUB computes it).
-  template <class A, class... Rest>
-  __device__ __forceinline__ void ExclusiveScanPartial(T input, T &output, A a, Rest &&...rest) {
-    T inclusive;
-    partial(input, inclusive, output, a, rest...);
-  }
-
-  // `(op, valid_items)` or `(init, op, valid_items)`.
-  template <class A, class... Rest>
-  __device__ __forceinline__ void ScanPartial(T input, T &inclusive_output, T &exclusive_output,
-                                              A a, Rest &&...rest) {
-    partial(input, inclusive_output, exclusive_output, a, rest...);
-  }
-
   __device__ __forceinline__ T Broadcast(T input, unsigned int src_lane) {
     return __shfl_sync(lanes, input, src_lane, LogicalWarpThreads);
   }
@@ -890,28 +733,12 @@ private:
   TempStorage &temp;
   int rank;
 
-  template <class Op, class Callback>
+  template <class Op>
   __device__ __forceinline__ T scan(T input, Op op, bool inclusive, bool has_init, T init,
-                                    T &block_aggregate, Callback &callback) {
+                                    T &block_aggregate) {
     __kernelc::ScanKind kind = {inclusive, has_init};
     return __kernelc::block_scan<Algorithm, BlockDimX * BlockDimY * BlockDimZ, T>(
-        temp.storage, rank, input, op, kind, init, block_aggregate, callback);
-  }
-
-  // A scan of one item a thread without an initial value, and what its
-  // last argument asks for: nothing, the block's total, or a prefix
-  // callback.
-  template <class Op, class... Tail>
-  __device__ __forceinline__ T scan_to(T input, Op op, bool inclusive, Tail &...tail) {
-    T total;
-    if constexpr (__kernelc::callback_in<T, Tail...>::value) {
-      return scan(input, op, inclusive, false, T(), total, tail...);
-    } else {
-      __kernelc::NoCallback none;
-      T result = scan(input, op, inclusive, false, T(), total, none);
-      __kernelc::give(total, tail...);
-      return result;
-    }
+        temp.storage, rank, input, op, kind, init, block_aggregate);
   }
 
 public:
@@ -919,13 +746,11 @@ public:
       : temp(temp_storage), rank(__kernelc::rank<BlockDimX, BlockDimY, BlockDimZ>()) {}
 
   // Each scan is one variadic template a name that picks CUB's form by
-  // its arguments (CUB's forms are member templates of one name, often of
-  // one arity, and kernelc picks among such templates by the first whose
-  // arguments deduce, without checking the others convert): one item a
-  // thread or an array of N (`items_of`), then `(op)`, `(op,
-  // block_aggregate)` or `(op, block_prefix_callback_op)`, and over arrays
-  // also `(init, op)` and `(init, op, block_aggregate)` (CUB has no
-  // initial value for one item a thread).
+  // its arguments (kernelc's member templates do not overload with
+  // ordinary members of their name, which CUB's one-item forms are): one
+  // item a thread or an array of N (`items_of`), then `(op)` or `(op,
+  // block_aggregate)`, and over arrays also `(init, op)` and `(init, op,
+  // block_aggregate)` (CUB has no initial value for one item a thread).
   template <class In, class Out, class A, class... Rest>
   __device__ __forceinline__ void InclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
     if constexpr (sizeof...(Rest) == 2 || (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
@@ -937,14 +762,15 @@ public:
     } else if constexpr (__kernelc::items_of<Out, T>::value) {
       items_inclusive(input, output, false, a, rest...);
     } else {
-      output = scan_to(input, a, true, rest...);
+      T total;
+      output = scan(input, a, true, false, T(), total);
+      __kernelc::give(total, rest...);
     }
   }
 
-  // `(init, op)`, `(init, op, block_aggregate)`, `(op)`, `(op,
-  // block_aggregate)` and `(op, block_prefix_callback_op)`; without an
-  // initial value or a callback, thread 0's result is undefined (as in
-  // CUB).
+  // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
+  // block_aggregate)`; without an initial value, thread 0's result is
+  // undefined (as in CUB).
   template <class In, class Out, class A, class... Rest>
   __device__ __forceinline__ void ExclusiveScan(In &&input, Out &output, A a, Rest &&...rest) {
     if constexpr (__kernelc::items_of<Out, T>::value) {
@@ -953,18 +779,19 @@ public:
                          (sizeof...(Rest) == 1 && __kernelc::is_value<A>::value)) {
       output = __kernelc::scan_from(*this, T(input), a, rest...);
     } else {
-      output = scan_to(T(input), a, false, rest...);
+      T total;
+      output = scan(input, a, false, false, T(), total);
+      __kernelc::give(total, rest...);
     }
   }
 
   // For `__kernelc::scan_from`.
   template <class Op>
   __device__ __forceinline__ T exclusive_from(T input, T init, Op op, T &block_aggregate) {
-    __kernelc::NoCallback none;
-    return scan(input, op, false, true, init, block_aggregate, none);
+    return scan(input, op, false, true, init, block_aggregate);
   }
 
-  // `()`, `(block_aggregate)` or `(block_prefix_callback_op)`.
+  // `()` or `(block_aggregate)`.
   template <class In, class Out, class... Total>
   __device__ __forceinline__ void InclusiveSum(In &&input, Out &output, Total &...block_aggregate) {
     if constexpr (__kernelc::items_of<Out, T>::value)
@@ -973,14 +800,10 @@ public:
       InclusiveScan(input, output, cuda::std::plus<>(), block_aggregate...);
   }
 
-  // CUB's exclusive sums start from `T()`, combined into every result,
-  // but for those with a callback, whose prefix is their start.
+  // CUB's exclusive sums start from `T()`, combined into every result.
   template <class In, class Out, class... Total>
   __device__ __forceinline__ void ExclusiveSum(In &&input, Out &output, Total &...block_aggregate) {
-    if constexpr (__kernelc::callback_in<T, Total...>::value)
-      ExclusiveScan(input, output, cuda::std::plus<>(), block_aggregate...);
-    else
-      ExclusiveScan(input, output, T(), cuda::std::plus<>(), block_aggregate...);
+    ExclusiveScan(input, output, T(), cuda::std::plus<>(), block_aggregate...);
   }
 
 private:
@@ -991,24 +814,19 @@ private:
   // prefix. An inclusive scan's prefix is left out of thread 0's items
   // (an inclusive sum's is `T()`, combined in), and one item a thread is
   // the scan of that item. `sum`: CUB's `InclusiveSum` scans the
-  // partials from `T()`, where `InclusiveScan` has no initial value; with
-  // a prefix callback, both scan them from its prefix, which every
-  // thread's items take.
+  // partials from `T()`, where `InclusiveScan` has no initial value.
   template <int N, class Op, class... Total>
   __device__ __forceinline__ void items_inclusive(T (&input)[N], T (&output)[N], bool sum, Op op,
                                                   Total &...block_aggregate) {
-    constexpr bool callback = __kernelc::callback_in<T, Total...>::value;
     if constexpr (N == 1) {
       InclusiveScan(input[0], output[0], op, block_aggregate...);
     } else {
       T prefix = __kernelc::thread_reduce(input, op);
-      if constexpr (callback)
-        ExclusiveScan(prefix, prefix, op, block_aggregate...);
-      else if (sum)
+      if (sum)
         ExclusiveScan(prefix, prefix, T(), op, block_aggregate...);
       else
         ExclusiveScan(prefix, prefix, op, block_aggregate...);
-      __kernelc::thread_scan(input, output, op, prefix, callback || rank != 0, true);
+      __kernelc::thread_scan(input, output, op, prefix, rank != 0, true);
     }
   }
 
@@ -1023,10 +841,9 @@ private:
     __kernelc::thread_scan(input, output, op, prefix, true, true);
   }
 
-  // `(init, op)`, `(init, op, block_aggregate)`, `(op)`, `(op,
-  // block_aggregate)` and `(op, block_prefix_callback_op)`; without an
-  // initial value or a callback, thread 0's first result is undefined
-  // (as in CUB).
+  // `(init, op)`, `(init, op, block_aggregate)`, `(op)` and `(op,
+  // block_aggregate)`; without an initial value, thread 0's first result
+  // is undefined (as in CUB).
   template <int N, class A, class... Rest>
   __device__ __forceinline__ void items_exclusive(T (&input)[N], T (&output)[N], A a,
                                                   Rest &&...rest) {
@@ -1035,11 +852,9 @@ private:
       ExclusiveScan(prefix, prefix, a, rest...);
       __kernelc::thread_scan(input, output, __kernelc::first_of(rest...), prefix, true, false);
     } else {
-      constexpr bool callback =
-          __kernelc::callback_in<T, typename __kernelc::strip_ref<Rest>::type...>::value;
       T prefix = __kernelc::thread_reduce(input, a);
       ExclusiveScan(prefix, prefix, a, rest...);
-      __kernelc::thread_scan(input, output, a, prefix, callback || rank != 0, false);
+      __kernelc::thread_scan(input, output, a, prefix, rank != 0, false);
     }
   }
 };
@@ -1357,17 +1172,18 @@ public:
     for (int k = 0; k < ItemsPerThread; ++k) output[k] = (OutputT)temp.items[warp_striped(k)];
   }
 
-  // In place, as CUB's one-array forms.
-  __device__ __forceinline__ void StripedToBlocked(T (&items)[ItemsPerThread]) {
+  // In place, as CUB's one-array forms (templates, as kernelc's member
+  // templates do not overload with ordinary members).
+  template <class U> __device__ __forceinline__ void StripedToBlocked(U (&items)[ItemsPerThread]) {
     StripedToBlocked(items, items);
   }
-  __device__ __forceinline__ void BlockedToStriped(T (&items)[ItemsPerThread]) {
+  template <class U> __device__ __forceinline__ void BlockedToStriped(U (&items)[ItemsPerThread]) {
     BlockedToStriped(items, items);
   }
-  __device__ __forceinline__ void WarpStripedToBlocked(T (&items)[ItemsPerThread]) {
+  template <class U> __device__ __forceinline__ void WarpStripedToBlocked(U (&items)[ItemsPerThread]) {
     WarpStripedToBlocked(items, items);
   }
-  __device__ __forceinline__ void BlockedToWarpStriped(T (&items)[ItemsPerThread]) {
+  template <class U> __device__ __forceinline__ void BlockedToWarpStriped(U (&items)[ItemsPerThread]) {
     BlockedToWarpStriped(items, items);
   }
 
@@ -1512,9 +1328,8 @@ __device__ __forceinline__ void radix_rank(RankStorage<Threads, Digits> &s, int 
   for (int i = 0; i < Digits; ++i) sum += mine[i];
   int total;
   ScanKind exclusive = {false, true};
-  NoCallback none;
-  int prefix = block_scan<Scan, Threads, int>(s.scan, rank, sum, cuda::std::plus<>(), exclusive,
-                                              0, total, none);
+  int prefix = block_scan<Scan, Threads, int>(s.scan, rank, sum, cuda::std::plus<>(),
+                                                              exclusive, 0, total);
   for (int i = 0; i < Digits; ++i) {
     int count = mine[i];
     mine[i] = (unsigned short)prefix;

@@ -7,12 +7,11 @@
 // a template of two forwarding references whose result is the operator's.
 //
 // `cuda::std::plus`, `cuda::maximum` and `cuda::minimum` are CUB's header's
-// (frontend/headers/cub.cuh), which defines them for its collectives and
-// reads this header first, as NVIDIA's CUB brings <cuda/std/functional>:
-// this header reads CUB's after its own functors, so each is defined
-// once, and before CUB's collectives, whichever of the two a program
-// includes first.
+// (frontend/headers/cub.cuh), which defines them for its collectives:
+// reading it here gives one definition of each, whichever of the two a
+// program includes first.
 #pragma once
+#include <cub/block/block_reduce.cuh>
 
 namespace cuda {
 namespace std {
@@ -65,5 +64,3 @@ __KERNELC_BINARY_FUNCTOR(bit_xor, ^, T)
 } // namespace __4
 } // namespace std
 } // namespace cuda
-
-#include <cub/block/block_reduce.cuh>
