@@ -49,8 +49,7 @@ impl Checker {
     }
 
     /// A type template argument `decltype(e)` of a function template:
-    /// C++'s type (`decltype(r)` of a reference `r` is the reference
-    /// type, `decltype(v[0])` an lvalue reference).
+    /// C++'s type without its reference (see below).
     pub(super) fn decltype_arg(&mut self, e: &ast::Expr) -> Option<crate::templates::ArgValue> {
         let of = ast::DecltypeOf {
             operand: e.clone(),
@@ -66,11 +65,13 @@ impl Checker {
             is_volatile: false,
             spelling: ast::Spelling::Plain,
         };
-        Some(match declared.reference {
-            None => value,
-            Some(false) => crate::templates::ArgValue::LvalueRef(Box::new(value)),
-            Some(true) => crate::templates::ArgValue::RvalueRef(Box::new(value)),
-        })
+        // Not yet C++'s reference for an lvalue operand: a launch's
+        // `decltype(f)` reaches here with `f`, a host variable, replaced
+        // by its stand-in (`crate::host_args`), an lvalue whose `decltype`
+        // would be a reference where the variable's is not (an extended
+        // lambda's closure type became a reference parameter).
+        let _ = declared.reference;
+        Some(value)
     }
 
     /// C++'s `decltype(operand)`: a name's or member's declared type
@@ -79,7 +80,7 @@ impl Checker {
     fn decltype_of(&mut self, of: &ast::DecltypeOf) -> Option<Declared> {
         let typed = self.expr_nodecay(&of.operand)?;
         let ty = super::strip_restrict(&typed.ty).0;
-        if of.names_entity || is_host_stand_in(&of.operand) {
+        if of.names_entity {
             let reference = match &of.operand.kind {
                 ast::ExprKind::Ident(name) => match self.lookup(name) {
                     Some(Binding::Ref(id)) => Some(self.func.rvalue_refs.contains(&id)),
@@ -107,24 +108,6 @@ impl Checker {
             ty,
         })
     }
-}
-
-/// Whether `e` is a host variable's stand-in, `*(T *)0`
-/// (`crate::host_args`): `decltype(x)` of a host variable `x` declared
-/// `T x` reaches the checker as `decltype(*(T *)0)`, which stands for
-/// the variable's declared type, `T`, not an lvalue's `T &`.
-fn is_host_stand_in(e: &ast::Expr) -> bool {
-    let ast::ExprKind::Unary {
-        op: ast::UnaryOp::Deref,
-        operand,
-    } = &e.kind
-    else {
-        return false;
-    };
-    let ast::ExprKind::Cast { expr, .. } = &operand.kind else {
-        return false;
-    };
-    matches!(expr.kind, ast::ExprKind::IntLit { value: 0, .. })
 }
 
 /// The declarator's type `placeholder` (the parser's `void`, under the
