@@ -621,7 +621,10 @@ fn kernelc_programs_match_nvccs() {
         }
         let text = read(&ptx);
         common::assert_ptxas_accepts(&text, ARCH, &block.config.label());
-        let entries: BTreeSet<String> = ptx_entries(&text).iter().map(|e| without_path_crc(e)).collect();
+        let entries: BTreeSet<String> = ptx_entries(&text)
+            .iter()
+            .map(|e| without_path_crc(e))
+            .collect();
         (entries != block.entries).then(|| {
             format!(
                 "{}: kernelc writes the entries {entries:?}, nvcc {:?}",
