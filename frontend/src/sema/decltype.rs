@@ -59,19 +59,17 @@ impl Checker {
             ),
         };
         let declared = self.decltype_of(&of)?;
-        let value = crate::templates::ArgValue::Type {
-            ty: declared.ty,
-            is_const: declared.is_const,
-            is_volatile: false,
-            spelling: ast::Spelling::Plain,
-        };
         // Not yet C++'s reference for an lvalue operand: a launch's
         // `decltype(f)` reaches here with `f`, a host variable, replaced
         // by its stand-in (`crate::host_args`), an lvalue whose `decltype`
         // would be a reference where the variable's is not (an extended
         // lambda's closure type became a reference parameter).
-        let _ = declared.reference;
-        Some(value)
+        Some(crate::templates::ArgValue::Type {
+            ty: declared.ty,
+            is_const: declared.is_const,
+            is_volatile: false,
+            spelling: ast::Spelling::Plain,
+        })
     }
 
     /// C++'s `decltype(operand)`: a name's or member's declared type
